@@ -1,0 +1,91 @@
+"""Command line: ``hf-punctcase restore``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterator
+
+
+def _transcripts(args) -> Iterator[str]:
+    if args.text is not None:
+        yield args.text
+        return
+    handle = open(args.input, encoding="utf-8") if args.input and args.input != "-" else sys.stdin
+    try:
+        for line in handle:
+            yield line.rstrip("\n")
+    finally:
+        if handle is not sys.stdin:
+            handle.close()
+
+
+def _batches(lines: Iterator[str], size: int) -> Iterator[list[str]]:
+    batch: list[str] = []
+    for line in lines:
+        batch.append(line)
+        if len(batch) == size * 8:  # a few batches of transcripts per pipeline call keeps memory flat
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def restore(args) -> int:
+    from . import load_pipeline
+
+    try:
+        restorer = load_pipeline(args.model)
+    except (FileNotFoundError, OSError, ValueError) as error:
+        print(f"hf-punctcase: error: {error}", file=sys.stderr)
+        return 2
+    out = open(args.output, "w", encoding="utf-8") if args.output and args.output != "-" else sys.stdout
+    try:
+        for batch in _batches(_transcripts(args), args.batch_size):
+            results = restorer(batch, batch_size=args.batch_size, keep_punctuation=args.keep_punctuation)
+            for result in results:
+                if args.json:
+                    out.write(json.dumps(result, ensure_ascii=False) + "\n")
+                else:
+                    out.write(result["text"] + "\n")
+            out.flush()
+    finally:
+        if out is not sys.stdout:
+            out.close()
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="hf-punctcase", description="Punctuation and truecasing for ASR transcripts.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    restore_parser = commands.add_parser(
+        "restore",
+        help="restore punctuation and casing",
+        description="Restore punctuation and casing. Reads TEXT, or --input (one transcript a line), or stdin.",
+    )
+    restore_parser.add_argument("text", nargs="?", help="a transcript; omit to read --input or stdin")
+    restore_parser.add_argument("-i", "--input", help="file with one transcript a line ('-' for stdin)")
+    restore_parser.add_argument("-o", "--output", help="write here instead of stdout")
+    restore_parser.add_argument("-m", "--model", help="checkpoint folder or Hub repo id (default: embedded model)")
+    restore_parser.add_argument("-b", "--batch-size", type=int, default=16, help="windows per forward pass")
+    restore_parser.add_argument("--json", action="store_true", help="one JSON result a line, with per-word labels and scores")
+    restore_parser.add_argument(
+        "--keep-punctuation", action="store_true", help="keep marks already in the input instead of predicting them"
+    )
+    restore_parser.set_defaults(handler=restore)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command == "restore" and args.text is not None and args.input:
+        parser.error("give a TEXT argument or --input, not both")
+    if args.batch_size < 1:
+        parser.error("--batch-size must be ≥ 1")
+    return args.handler(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

