@@ -83,8 +83,8 @@ class PunctCasePipeline(ChunkPipeline):
         context_words (`int`, defaults to 50): words of context on each side of a window's core.
         keep_punctuation (`bool`, defaults to `False`): keep marks already in the input instead of
             stripping them and predicting.
-        progress (`bool`, *optional*): show a tqdm bar over windows; default: when stderr is a terminal
-            and the call has more than 20 windows.
+        progress (`bool`, *optional*): show a tqdm bar (over transcripts for a list, over windows for
+            one long transcript); default: when stderr is a terminal and there are more than 20 of them.
     """
 
     def __init__(self, *args, **kwargs):
@@ -134,7 +134,16 @@ class PunctCasePipeline(ChunkPipeline):
                     )
             if not inputs:
                 return []
-            return super().__call__(list(inputs), **kwargs)
+            progress = kwargs.pop("progress", None)
+            if progress is None:
+                progress = len(inputs) > 20 and sys.stderr.isatty()
+            if not progress:
+                return super().__call__(list(inputs), **kwargs)
+            from tqdm.auto import tqdm
+
+            # One bar over transcripts; a generator makes the base class stream results as they come.
+            results = super().__call__((text for text in inputs), progress=False, **kwargs)
+            return list(tqdm(results, total=len(inputs), unit="transcript", desc="punct-case"))
         raise TypeError(f"punct-case accepts a str or a list of str, got {type(inputs).__name__}")
 
     # ---- text → windows of subwords -------------------------------------------------------
@@ -162,26 +171,25 @@ class PunctCasePipeline(ChunkPipeline):
 
             bar = tqdm(total=len(windows), unit="window", desc="punct-case")
         source = _InputWords(cores, marks)
-        pieces = (piece for window in windows for piece in self._fit(model_words, window))
         # Every item carries the same keys (batches across inputs are collated key by key); the
         # input's words travel by reference and "is_last" marks the input's final window.
         pending = None
-        for piece, encoding in pieces:
-            if pending is not None:
-                yield pending
-                if bar is not None:
-                    bar.update(1)
-            positions = first_subword_positions(encoding.word_ids(0), piece.end - piece.start)
-            offset = piece.core_start - piece.start
-            pending = self._item(encoding, positions[offset : offset + piece.core_end - piece.core_start], source)
+        for window in windows:
+            for piece, encoding in self._fit(model_words, window):
+                if pending is not None:
+                    yield pending
+                positions = first_subword_positions(encoding.word_ids(0), piece.end - piece.start)
+                offset = piece.core_start - piece.start
+                pending = self._item(encoding, positions[offset : offset + piece.core_end - piece.core_start], source)
+            if bar is not None:
+                bar.update(1)
         if pending is None:  # empty input: one empty window so that the input still yields a result
             ids = self.tokenizer("")["input_ids"] or [self.tokenizer.pad_token_id]
             pending = self._item({"input_ids": [ids], "attention_mask": [[1] * len(ids)]}, [], source)
         pending["is_last"] = True
-        yield pending
         if bar is not None:
-            bar.update(1)
             bar.close()
+        yield pending
 
     @staticmethod
     def _item(encoding, core_positions: list[int], source: _InputWords) -> dict:

@@ -41,6 +41,17 @@ def test_single_and_batch(tiny_pipeline):
     assert [r["text"] for r in results] == [result["text"], tiny_pipeline("the doctor asked")["text"], result["text"]]
 
 
+def test_progress_bar_changes_nothing(tiny_pipeline, capsys):
+    texts = [random_text(random.Random(i), 30 + i) for i in range(25)]
+    quiet = tiny_pipeline(texts, batch_size=4, progress=False)
+    shown = tiny_pipeline(texts, batch_size=4, progress=True)
+    assert [r["text"] for r in shown] == [r["text"] for r in quiet]
+    assert "25/25" in capsys.readouterr().err
+    long_text = random_text(random.Random(0), 3000)
+    assert tiny_pipeline(long_text, progress=True)["text"] == tiny_pipeline(long_text)["text"]
+    assert "30/30" in capsys.readouterr().err
+
+
 def test_batch_equals_one_by_one(tiny_pipeline):
     rng = random.Random(1)
     texts = [random_text(rng, n) for n in (0, 1, 7, 150, 420, 33)]

@@ -1,0 +1,54 @@
+"""The embedded default model: it loads offline with no argument, and clears a quality floor."""
+
+import json
+
+import torch
+from safetensors import safe_open
+from transformers import pipeline
+
+import hf_punctcase
+from hf_punctcase.evaluation import evaluate_pipeline
+
+# Written for this test (not taken from any corpus): talk- and conversation-like English.
+SAMPLE = [
+    ("talk", "Good morning, everyone. Today I want to talk about sleep. How many of you slept well last night? "
+             "Most of us don't, and that is a real problem. When I started this research, I thought sleep was simple. "
+             "It turns out that it is one of the most complicated things the brain does. So what happens when we sleep? "
+             "The brain cleans itself, it stores memories, and it prepares for the next day. If we skip that, we pay for it."),
+    ("call", "Hello, how are you doing today? I'm fine, thanks. I called because I have a question about my bill. "
+             "Last month I paid twice, and I would like to get the money back. Can you help me with that? "
+             "Of course, I can look into it right now. What is your account number? It's in the email I sent you on Monday."),
+    ("clinic", "The patient is a 45-year-old woman who came in with chest pain. She says the pain started two days ago. "
+               "Does the pain get worse when you walk? Yes, it does, and sometimes I feel short of breath. "
+               "We will do an ECG and some blood tests, and then we will talk about the results."),
+]
+
+
+def test_default_files_are_shipped():
+    path = hf_punctcase.default_model_path()
+    size = (hf_punctcase.DEFAULT_MODEL_DIR / "model.safetensors").stat().st_size
+    assert size <= 50 * 2**20
+    with safe_open(str(hf_punctcase.DEFAULT_MODEL_DIR / "model.safetensors"), "pt") as weights:
+        assert all(weights.get_slice(name).get_dtype() == "F16" for name in weights.keys())
+    config = json.loads((hf_punctcase.DEFAULT_MODEL_DIR / "config.json").read_text())
+    assert config["model_type"] == "joint_token_classification" and config["mixed_case_lexicon"]
+    model = hf_punctcase.AutoModelForJointTokenClassification.from_pretrained(path)
+    assert next(model.parameters()).dtype == torch.float32
+
+
+def test_pipeline_with_no_model_argument():
+    restorer = pipeline("punct-case")
+    text = "so what are the risks i am not technical"
+    result = restorer(text)
+    tokens = result["text"].split()
+    assert [t.lower().rstrip(".,?") for t in tokens] == text.split()
+    assert tokens[0] == "So" and tokens[-1].endswith((".", "?"))
+    assert "I" in tokens or "I." in tokens  # the pronoun is cased
+
+
+def test_quality_floor_on_a_written_sample():
+    """A floor, not an exact output: measured 0.00 punctuation / 0.00 casing F1 when the model was shipped."""
+    scores = evaluate_pipeline(pipeline("punct-case"), SAMPLE)
+    assert scores["punct_overall_f1"] >= 0.60, scores
+    assert scores["case_overall_f1"] >= 0.75, scores
+    assert scores["punct_PERIOD_f1"] >= 0.6 and scores["punct_COMMA_f1"] >= 0.4, scores

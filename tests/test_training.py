@@ -1,0 +1,98 @@
+"""Training pieces: tokenise-and-align, the collator, the Trainer loop and compute_metrics."""
+
+import random
+
+import numpy as np
+import torch
+from transformers import Trainer, TrainingArguments
+
+import hf_punctcase
+from hf_punctcase.data import labeled_chunks, read_ted_talks
+from hf_punctcase.data_collator import DataCollatorForJointTokenClassification
+from hf_punctcase.evaluation import compute_metrics_for, score_labels
+from hf_punctcase.labels import LabelScheme
+from hf_punctcase.tokenization import align_labels, first_subword_positions, tokenize_and_align_labels
+
+from conftest import tiny_config
+
+SCHEME = LabelScheme()
+
+
+def test_first_subword_alignment():
+    word_ids = [None, 0, 0, 1, 2, 2, 2, None]
+    assert align_labels(word_ids, [5, 6, 7]) == [-100, 5, -100, 6, 7, -100, -100, -100]
+    assert first_subword_positions(word_ids, 4) == [1, 3, 4, -1]
+
+
+def test_collator_pads_both_label_sets(tiny_tokenizer):
+    encoded = tokenize_and_align_labels(
+        tiny_tokenizer, [["so", "what"], ["i", "am", "not", "technical"]], [[0, 3], [0, 0, 0, 2]],
+        [[1, 0], [1, 0, 0, 0]], max_length=64,
+    )
+    features = [{k: encoded[k][i] for k in encoded} for i in range(2)]
+    batch = DataCollatorForJointTokenClassification(tiny_tokenizer)(features)
+    assert batch["input_ids"].shape == batch["punct_labels"].shape == batch["case_labels"].shape
+    assert (batch["punct_labels"][0, len(features[0]["input_ids"]):] == -100).all()
+    labelled = batch["punct_labels"][batch["punct_labels"] != -100].tolist()
+    assert labelled == [0, 3, 0, 0, 0, 2]
+
+
+def test_ted_reader_filters_and_cleans(tmp_path):
+    import json
+
+    talks = [
+        {"collection": "ted", "title": "a", "punctuated": True, "duplicate_of": None, "overlaps_iwslt_eval": [],
+         "text": "Hello there. (Laughter) It works -- really? [Music] Yes."},
+        {"collection": "ted", "title": "b", "punctuated": False, "duplicate_of": None, "overlaps_iwslt_eval": [], "text": "no marks"},
+        {"collection": "ted", "title": "c", "punctuated": True, "duplicate_of": "a", "overlaps_iwslt_eval": [], "text": "Dup."},
+        {"collection": "ted", "title": "d", "punctuated": True, "duplicate_of": None, "overlaps_iwslt_eval": ["dev2010"], "text": "Dev."},
+    ]
+    path = tmp_path / "talks.jsonl"
+    path.write_text("\n".join(json.dumps(t) for t in talks))
+    docs = list(read_ted_talks(path))
+    assert [d[0] for d in docs] == ["ted/ted/a"]
+    parsed = SCHEME.parse(docs[0][1])
+    assert parsed.words == ["hello", "there", "it", "works", "really", "yes"]
+    assert parsed.punct == ["O", "PERIOD", "O", "COMMA", "QUESTION", "PERIOD"]
+
+
+def test_trainer_learns_on_fixture_data(tiny_tokenizer, tmp_path):
+    """A few Trainer steps on a tiny model: the loss falls and compute_metrics reports both heads."""
+    rng = random.Random(0)
+    sentences = ["so what are the risks?", "I am not technical.", "We think that this is a good idea, but you know."]
+    documents = [(f"doc{i}", " ".join(rng.choice(sentences) for _ in range(12))) for i in range(16)]
+    rows = list(labeled_chunks(documents, SCHEME, chunk_words=40))
+
+    def encode(rows):
+        encoded = tokenize_and_align_labels(
+            tiny_tokenizer, [r["words"] for r in rows], [r["punct"] for r in rows], [r["case"] for r in rows], 128
+        )
+        return [{k: encoded[k][i] for k in encoded} for i in range(len(rows))]
+
+    torch.manual_seed(0)
+    model = hf_punctcase.JointTokenClassificationModel(tiny_config())
+    args = TrainingArguments(
+        output_dir=str(tmp_path), max_steps=60, per_device_train_batch_size=8, learning_rate=1e-2, warmup_steps=5,
+        logging_steps=10, report_to="none", use_cpu=True, save_strategy="no", seed=0,
+    )
+    trainer = Trainer(
+        model=model, args=args, train_dataset=encode(rows), eval_dataset=encode(rows[:8]),
+        data_collator=DataCollatorForJointTokenClassification(tiny_tokenizer), compute_metrics=compute_metrics_for(SCHEME),
+    )
+    before = trainer.evaluate()["eval_loss"]
+    trainer.train()
+    metrics = trainer.evaluate()
+    assert metrics["eval_loss"] < 0.5 * before
+    assert metrics["eval_punct_overall_f1"] > 0.5 and "eval_case_UPPER_FIRST_f1" in metrics
+
+
+def test_score_labels_by_hand():
+    true = ["O", "COMMA", "PERIOD", "O", "QUESTION", "PERIOD"]
+    pred = ["COMMA", "COMMA", "PERIOD", "O", "PERIOD", "O"]
+    scores = score_labels(SCHEME, true, pred)
+    # COMMA: tp 1, fp 1, fn 0; PERIOD: tp 1, fp 1, fn 1; QUESTION: tp 0, fn 1.
+    assert np.isclose(scores["punct_COMMA_precision"], 0.5) and np.isclose(scores["punct_COMMA_recall"], 1.0)
+    assert np.isclose(scores["punct_PERIOD_f1"], 0.5)
+    assert scores["punct_QUESTION_f1"] == 0.0
+    # micro over non-O: tp 2, fp 2, fn 2 → P = R = F1 = 0.5
+    assert np.isclose(scores["punct_overall_f1"], 0.5)
