@@ -28,6 +28,7 @@ class ModelCardData:
     recipe_command: str
     training_time: str
     training_machine: str
+    licence_name: str | None = None
     evaluations: dict[str, dict[str, float]] = field(default_factory=dict)  # dev set name → scores
     evaluation_command: str = ""
     notes: list[str] = field(default_factory=list)
@@ -56,6 +57,7 @@ def render_model_card(data: ModelCardData) -> str:
         "library_name: transformers",
         "pipeline_tag: token-classification",
         f"license: {data.licence}",
+        *([f"license_name: {data.licence_name}"] if data.licence_name else []),
         "language: [en]",
         "tags: [punctuation-restoration, truecasing, asr, hf_punctcase]",
         "---",
@@ -81,14 +83,14 @@ def render_model_card(data: ModelCardData) -> str:
         "loaded as fp32)",
         "",
         "## Training data",
-        "| corpus | words used | licence |",
+        "| corpus | words in the training pool | licence |",
         "|---|---|---|",
     ]
     lines += [f"| {d.name}{' — ' + d.description if d.description else ''} | {d.words:,} | {d.licence} |" for d in data.datasets]
     lines += [
         "",
-        f"**Licence of this checkpoint: {data.licence}.** It follows the most restrictive training data licence; "
-        "non-commercial use only where that applies.",
+        f"**Licence of this checkpoint: {data.licence_name or data.licence}.** A checkpoint carries the "
+        "restrictions of the data it was trained on.",
         "",
         "## Training",
         f"- Command: `{data.recipe_command}`",

@@ -88,6 +88,10 @@ def test_apply_case():
     assert apply_case("mcdonald's", "MIXED", {}) == "Mcdonald's"  # unknown form: capitalised
     assert apply_case("3d", "UPPER_FIRST") == "3D"
     assert apply_case("привет", "UPPER_FIRST") == "привет"  # casing classes are for Latin script
+    # Case changes never change a word's length: "ß" has no one-letter capital.
+    assert apply_case("straße", "ALL_UPPER") == "STRAßE"
+    assert apply_case("ß", "UPPER_FIRST") == "ß"
+    assert apply_case("İstanbul", "LOWER") == "İstanbul"
     with pytest.raises(ValueError):
         apply_case("x", "SHOUTING")
 

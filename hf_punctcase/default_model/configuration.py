@@ -1,0 +1,91 @@
+"""Configuration of the joint punctuation + truecasing token classifier."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from transformers import AutoConfig, PreTrainedConfig
+from transformers.configuration_utils import SubConfigSpec
+
+from .labels import DEFAULT_CASE_LABELS, DEFAULT_PUNCT_LABELS, LabelScheme
+
+CASE_CONDITIONING_CHOICES = ("punct_probs", "none")
+
+
+class JointTokenClassificationConfig(PreTrainedConfig):
+    r"""Configuration of [`JointTokenClassificationModel`]: any encoder config plus two heads.
+
+    Args:
+        encoder (`PreTrainedConfig` or `dict`):
+            Configuration of the encoder (BERT, MPNet, RoBERTa, ...). A dict needs its `model_type`.
+        punct_labels (`list[str]`):
+            Punctuation classes, "O" first (see `hf_punctcase.labels`).
+        case_labels (`list[str]`):
+            Casing classes.
+        case_conditioning (`str`, defaults to `"punct_probs"`):
+            `"punct_probs"`: the casing head reads the punctuation softmax concatenated with the
+            hidden state (Sunkara et al. 2020, eq. 3). `"none"`: independent heads (ablation).
+        punct_loss_weight (`float`, defaults to 0.6):
+            α in loss = α·CE(punct) + CE(case).
+        num_encoder_layers (`int`, *optional*):
+            Number of encoder layers kept from a pretrained encoder (the paper keeps 6).
+        classifier_dropout (`float`, defaults to 0.1):
+            Dropout on the hidden states before the heads.
+        mixed_case_lexicon (`dict[str, str]`, *optional*):
+            Lowercase word → surface form for MIXED-case words ("iphone" → "iPhone"), collected from
+            the training text and saved with the checkpoint.
+        lowercase_input (`bool`, defaults to `True`):
+            Lowercase words before tokenisation, so that a cased encoder sees ASR-like input.
+
+    Example:
+    ```python
+    >>> from transformers import BertConfig
+    >>> from hf_punctcase import JointTokenClassificationConfig, JointTokenClassificationModel
+    >>> config = JointTokenClassificationConfig(encoder=BertConfig(num_hidden_layers=2))
+    >>> model = JointTokenClassificationModel(config)
+    ```
+    """
+
+    model_type: ClassVar[str] = "joint_token_classification"
+    sub_configs_defaults = {"encoder": SubConfigSpec(config_class=AutoConfig, model_type="bert")}
+
+    encoder: PreTrainedConfig | dict | None = None
+    punct_labels: list[str] | tuple[str, ...] = DEFAULT_PUNCT_LABELS
+    case_labels: list[str] | tuple[str, ...] = DEFAULT_CASE_LABELS
+    case_conditioning: str = "punct_probs"
+    punct_loss_weight: float | int = 0.6
+    num_encoder_layers: int | None = None
+    classifier_dropout: float | int = 0.1
+    mixed_case_lexicon: dict[str, str] | None = None
+    lowercase_input: bool = True
+
+    def __post_init__(self, **kwargs):
+        super().__post_init__(**kwargs)
+        self.punct_labels = list(self.punct_labels)
+        self.case_labels = list(self.case_labels)
+        LabelScheme(tuple(self.punct_labels), tuple(self.case_labels))  # validates the label sets
+        if self.case_conditioning not in CASE_CONDITIONING_CHOICES:
+            raise ValueError(
+                f"case_conditioning must be one of {CASE_CONDITIONING_CHOICES}, got {self.case_conditioning!r}"
+            )
+        if self.num_encoder_layers is not None:
+            if self.num_encoder_layers < 1:
+                raise ValueError(f"num_encoder_layers must be ≥ 1, got {self.num_encoder_layers}")
+            self.encoder.num_hidden_layers = self.num_encoder_layers
+        if self.mixed_case_lexicon is None:
+            self.mixed_case_lexicon = {}
+
+    @property
+    def label_scheme(self) -> LabelScheme:
+        return LabelScheme(tuple(self.punct_labels), tuple(self.case_labels))
+
+    @property
+    def hidden_size(self) -> int:
+        return self.encoder.hidden_size
+
+    @property
+    def max_position_embeddings(self) -> int:
+        return getattr(self.encoder, "max_position_embeddings", 512)
+
+
+__all__ = ["JointTokenClassificationConfig"]

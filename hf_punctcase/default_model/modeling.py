@@ -1,0 +1,209 @@
+"""Joint punctuation + truecasing token classifier (Sunkara et al. 2020).
+
+    h = encoder(subwords)                                (first k layers of a pretrained encoder)
+    p̂ = softmax(W_p h + b_p)                              punctuation after the word
+    ĉ = softmax(W_c [p̂ ; h] + b_c)                        casing, conditioned on punctuation
+    loss = α · CE(p̂) + CE(ĉ)
+
+Only the first subword of each word carries labels; the others are -100 and ignored.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+from transformers import AutoConfig, AutoModel, PreTrainedModel
+from transformers.utils import ModelOutput
+
+from .configuration import JointTokenClassificationConfig
+
+IGNORE_INDEX = -100
+
+
+@dataclass
+class JointTokenClassifierOutput(ModelOutput):
+    """Output of [`JointTokenClassificationModel`].
+
+    Args:
+        loss (`torch.FloatTensor` of shape `()`, *optional*):
+            α·CE(punctuation) + CE(casing), returned when labels are given.
+        punct_logits (`torch.FloatTensor` of shape `(batch, seq_len, num_punct_labels)`):
+            Punctuation scores before softmax.
+        case_logits (`torch.FloatTensor` of shape `(batch, seq_len, num_case_labels)`):
+            Casing scores before softmax.
+        hidden_states (`tuple(torch.FloatTensor)`, *optional*):
+            The encoder's hidden states, when `output_hidden_states=True`.
+        attentions (`tuple(torch.FloatTensor)`, *optional*):
+            The encoder's attention weights, when `output_attentions=True`.
+    """
+
+    loss: torch.FloatTensor | None = None
+    punct_logits: torch.FloatTensor | None = None
+    case_logits: torch.FloatTensor | None = None
+    hidden_states: tuple[torch.FloatTensor, ...] | None = None
+    attentions: tuple[torch.FloatTensor, ...] | None = None
+
+
+def _masked_cross_entropy(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    """Mean cross-entropy over labelled positions; 0 (with a gradient path) when none is labelled.
+
+    A batch can hold no casing label at all (lowercase sources mark casing as ignored), where plain
+    ``CrossEntropyLoss`` would return NaN.
+    """
+    flat_labels = labels.reshape(-1)
+    if not (flat_labels != IGNORE_INDEX).any():
+        return logits.sum() * 0.0
+    return nn.functional.cross_entropy(
+        logits.reshape(-1, logits.shape[-1]).float(), flat_labels, ignore_index=IGNORE_INDEX
+    )
+
+
+class JointTokenClassificationPreTrainedModel(PreTrainedModel):
+    config_class = JointTokenClassificationConfig
+    base_model_prefix = "encoder"
+    supports_gradient_checkpointing = True
+    _supports_sdpa = True
+
+    def _init_weights(self, module: nn.Module) -> None:
+        if isinstance(module, nn.Linear) and not getattr(module, "_is_hf_initialized", False):
+            std = getattr(self.config.encoder, "initializer_range", 0.02)
+            nn.init.normal_(module.weight, mean=0.0, std=std)
+            if module.bias is not None:
+                nn.init.zeros_(module.bias)
+
+
+class JointTokenClassificationModel(JointTokenClassificationPreTrainedModel):
+    """Any encoder with a punctuation head and a casing head that reads the punctuation softmax."""
+
+    def __init__(self, config: JointTokenClassificationConfig):
+        super().__init__(config)
+        self.encoder = _encoder_from_config(config.encoder)
+        self.dropout = nn.Dropout(config.classifier_dropout)
+        hidden = config.hidden_size
+        num_punct = len(config.punct_labels)
+        self.punct_classifier = nn.Linear(hidden, num_punct)
+        case_input = hidden + num_punct if config.case_conditioning == "punct_probs" else hidden
+        self.case_classifier = nn.Linear(case_input, len(config.case_labels))
+        self.post_init()
+
+    @classmethod
+    def from_encoder(
+        cls,
+        encoder_name_or_path: str | os.PathLike,
+        num_encoder_layers: int | None = None,
+        **config_kwargs,
+    ) -> JointTokenClassificationModel:
+        """Build the model on a pretrained encoder, keeping its first ``num_encoder_layers`` layers.
+
+        The heads are freshly initialised; ``config_kwargs`` go to
+        [`JointTokenClassificationConfig`] (labels, `case_conditioning`, `punct_loss_weight`, ...).
+        """
+        encoder_config = AutoConfig.from_pretrained(encoder_name_or_path)
+        if num_encoder_layers is not None:
+            if num_encoder_layers > encoder_config.num_hidden_layers:
+                raise ValueError(
+                    f"num_encoder_layers={num_encoder_layers} but {encoder_name_or_path} has only "
+                    f"{encoder_config.num_hidden_layers} layers"
+                )
+            encoder_config.num_hidden_layers = num_encoder_layers
+        config = JointTokenClassificationConfig(
+            encoder=encoder_config, num_encoder_layers=num_encoder_layers, **config_kwargs
+        )
+        model = cls(config)
+        # Loading with a smaller num_hidden_layers keeps exactly the first k pretrained layers.
+        model.encoder = _encoder_from_pretrained(encoder_name_or_path, encoder_config)
+        return model
+
+    def save_pretrained(self, save_directory: str | os.PathLike, *args, **kwargs):
+        # The saved code must also answer the stock auto classes, for a process without the plugin
+        # (trust_remote_code=True); transformers itself records only the class registered last.
+        if self._auto_class is not None:
+            target = f"{os.path.splitext(os.path.basename(__file__))[0]}.{type(self).__name__}"
+            auto_map = dict(getattr(self.config, "auto_map", None) or {})
+            for auto_class in ("AutoModel", "AutoModelForTokenClassification"):
+                auto_map.setdefault(auto_class, target)
+            self.config.auto_map = auto_map
+        return super().save_pretrained(save_directory, *args, **kwargs)
+
+    def forward(
+        self,
+        input_ids: torch.LongTensor | None = None,
+        attention_mask: torch.LongTensor | None = None,
+        token_type_ids: torch.LongTensor | None = None,
+        punct_labels: torch.LongTensor | None = None,
+        case_labels: torch.LongTensor | None = None,
+        output_hidden_states: bool | None = None,
+        output_attentions: bool | None = None,
+        return_dict: bool | None = None,
+    ) -> JointTokenClassifierOutput | tuple:
+        r"""
+        Args:
+            input_ids, attention_mask, token_type_ids: the encoder's inputs.
+            punct_labels (`torch.LongTensor` of shape `(batch, seq_len)`, *optional*):
+                Punctuation label ids on the first subword of each word, -100 elsewhere.
+            case_labels (`torch.LongTensor` of shape `(batch, seq_len)`, *optional*):
+                Casing label ids likewise; -100 where a source has no casing.
+        """
+        return_dict = return_dict if return_dict is not None else self.config.return_dict
+        encoder_kwargs = {}
+        if token_type_ids is not None and "token_type_ids" in inspect.signature(self.encoder.forward).parameters:
+            encoder_kwargs["token_type_ids"] = token_type_ids
+        encoded = self.encoder(
+            input_ids=input_ids,
+            attention_mask=attention_mask,
+            output_hidden_states=output_hidden_states,
+            output_attentions=output_attentions,
+            return_dict=True,
+            **encoder_kwargs,
+        )
+        hidden = self.dropout(encoded.last_hidden_state)
+        punct_logits = self.punct_classifier(hidden)
+        if self.config.case_conditioning == "punct_probs":
+            case_input = torch.cat([punct_logits.softmax(dim=-1), hidden], dim=-1)
+        else:
+            case_input = hidden
+        case_logits = self.case_classifier(case_input)
+
+        loss = None
+        if punct_labels is not None or case_labels is not None:
+            loss = punct_logits.new_zeros(())
+            if punct_labels is not None:
+                loss = loss + self.config.punct_loss_weight * _masked_cross_entropy(punct_logits, punct_labels)
+            if case_labels is not None:
+                loss = loss + _masked_cross_entropy(case_logits, case_labels)
+
+        output = JointTokenClassifierOutput(
+            loss=loss,
+            punct_logits=punct_logits,
+            case_logits=case_logits,
+            hidden_states=encoded.hidden_states,
+            attentions=encoded.attentions,
+        )
+        return output if return_dict else output.to_tuple()
+
+
+def _pooling_free_kwargs(config) -> dict:
+    """BERT-like encoders build a pooler by default; token classification never uses it."""
+    model_class = AutoModel._model_mapping[type(config)]
+    if "add_pooling_layer" in inspect.signature(model_class.__init__).parameters:
+        return {"add_pooling_layer": False}
+    return {}
+
+
+def _encoder_from_config(config) -> PreTrainedModel:
+    return AutoModel.from_config(config, **_pooling_free_kwargs(config))
+
+
+def _encoder_from_pretrained(path: str | os.PathLike, config) -> PreTrainedModel:
+    return AutoModel.from_pretrained(path, config=config, **_pooling_free_kwargs(config))
+
+
+__all__ = [
+    "JointTokenClassificationModel",
+    "JointTokenClassificationPreTrainedModel",
+    "JointTokenClassifierOutput",
+]
