@@ -52,3 +52,10 @@ def test_quality_floor_on_a_written_sample():
     assert scores["punct_overall_f1"] >= 0.60, scores
     assert scores["case_overall_f1"] >= 0.75, scores
     assert scores["punct_PERIOD_f1"] >= 0.6 and scores["punct_COMMA_f1"] >= 0.4, scores
+
+
+def test_embedded_code_files_match_the_library():
+    """The checkpoint's copies of the code (for trust_remote_code) are the library's own files."""
+    package = hf_punctcase.DEFAULT_MODEL_DIR.parent
+    for name in ("configuration.py", "modeling.py", "labels.py"):
+        assert (hf_punctcase.DEFAULT_MODEL_DIR / name).read_text() == (package / name).read_text(), name

@@ -105,10 +105,21 @@ def case_label_of(word: str) -> str:
     return "MIXED"  # "iPhone", "McDonald's"
 
 
+def _upper(text: str) -> str:
+    """Uppercase character by character, keeping characters whose capital is not one character
+    ("ß" → "SS" would change the word)."""
+    return "".join(up if len(up := ch.upper()) == 1 else ch for ch in text)
+
+
+def _lower(text: str) -> str:
+    """Lowercase character by character, with the same guard ("İ" → "i̇" is two characters)."""
+    return "".join(low if len(low := ch.lower()) == 1 else ch for ch in text)
+
+
 def _upper_first_letter(word: str) -> str:
     for i, ch in enumerate(word):
         if ch.isalpha():
-            return word[:i] + ch.upper() + word[i + 1 :]
+            return word[:i] + _upper(ch) + word[i + 1 :]
     return word
 
 
@@ -121,17 +132,19 @@ def apply_case(word: str, case_label: str, lexicon: dict[str, str] | None = None
     """
     if not _is_latin_word(word):
         return word
-    lowered = word.lower()
+    lowered = _lower(word)
     if case_label == "LOWER":
         return lowered
     if case_label == "UPPER_FIRST":
         return _upper_first_letter(lowered)
     if case_label == "ALL_UPPER":
         stem, clitic = _split_possessive(word)
-        return stem.upper() + clitic.lower()
+        return _upper(stem) + _lower(clitic)
     if case_label == "MIXED":
         form = (lexicon or {}).get(lowered)
-        return form if form is not None else _upper_first_letter(lowered)
+        if form is not None and len(form) == len(word):
+            return form
+        return _upper_first_letter(lowered)
     raise ValueError(f"unknown casing label {case_label!r}")
 
 
