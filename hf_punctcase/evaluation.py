@@ -1,4 +1,4 @@
-"""Word-level scores: per-class precision/recall/F1 and the micro average over the non-default classes.
+"""Word-level scores, flattened for the Trainer and model cards, computed by the punct_case metric.
 
 Convention (DESIGN.md): punctuation "overall" is the micro average over every class but O; casing
 "overall" is the micro average over every class but LOWER.
@@ -9,27 +9,23 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from sklearn.metrics import precision_recall_fscore_support
 
 from .labels import LabelScheme
+from .metrics import PunctCase
 from .modeling import IGNORE_INDEX
 
 
-def _per_class(true: Sequence[str], pred: Sequence[str], classes: Sequence[str], prefix: str) -> dict[str, float]:
-    scores: dict[str, float] = {}
-    if not len(true):
-        return scores
-    p, r, f, support = precision_recall_fscore_support(true, pred, labels=list(classes), zero_division=0)
-    for i, name in enumerate(classes):
-        scores[f"{prefix}_{name}_precision"] = float(p[i])
-        scores[f"{prefix}_{name}_recall"] = float(r[i])
-        scores[f"{prefix}_{name}_f1"] = float(f[i])
-        scores[f"{prefix}_{name}_support"] = int(support[i])
-    p, r, f, _ = precision_recall_fscore_support(true, pred, labels=list(classes), average="micro", zero_division=0)
-    scores[f"{prefix}_overall_precision"] = float(p)
-    scores[f"{prefix}_overall_recall"] = float(r)
-    scores[f"{prefix}_overall_f1"] = float(f)
-    return scores
+def flatten_scores(scores: dict, prefix: str) -> dict[str, float]:
+    """``{"COMMA": {"f1": ...}, "overall_f1": ...}`` → ``{"punct_COMMA_f1": ..., "punct_overall_f1": ...}``."""
+    flat: dict[str, float] = {}
+    for key, value in scores.items():
+        if key == "confusion_matrix":
+            continue
+        if isinstance(value, dict):
+            flat.update({f"{prefix}_{key}_{name}": v for name, v in value.items()})
+        else:
+            flat[f"{prefix}_{key}"] = value
+    return flat
 
 
 def score_labels(
@@ -39,15 +35,18 @@ def score_labels(
     true_case: Sequence[str] | None = None,
     pred_case: Sequence[str] | None = None,
 ) -> dict[str, float]:
-    """Per-class and overall P/R/F1 for punctuation (and casing when given), word by word."""
+    """Per-class and overall P/R/F1 and slot error rate for punctuation (and casing when given)."""
     if len(true_punct) != len(pred_punct):
         raise ValueError(f"{len(true_punct)} reference punctuation labels but {len(pred_punct)} predicted")
-    scores = _per_class(true_punct, pred_punct, scheme.punct_labels[1:], "punct")
+    scores = flatten_scores(
+        PunctCase.scores_from_pairs(list(zip(true_punct, pred_punct)), "O", scheme.punct_labels), "punct"
+    )
     if true_case is not None and pred_case is not None:
         if len(true_case) != len(pred_case):
             raise ValueError(f"{len(true_case)} reference casing labels but {len(pred_case)} predicted")
-        cased = [label for label in scheme.case_labels if label != "LOWER"]
-        scores.update(_per_class(true_case, pred_case, cased, "case"))
+        scores.update(
+            flatten_scores(PunctCase.scores_from_pairs(list(zip(true_case, pred_case)), "LOWER", scheme.case_labels), "case")
+        )
     return scores
 
 

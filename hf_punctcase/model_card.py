@@ -108,6 +108,8 @@ def render_model_card(data: ModelCardData) -> str:
             "",
             *_table(scores, "punct", data.punct_labels),
             "",
+            f"Punctuation slot error rate: {100 * scores['punct_slot_error_rate']:.1f}%",
+            "",
             "Casing (overall = micro average over the non-LOWER classes):",
             "",
             *_table(scores, "case", data.case_labels),

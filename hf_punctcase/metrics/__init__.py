@@ -1,0 +1,14 @@
+"""The punct_case metric, as a class and as an ``evaluate`` module folder.
+
+    metric = evaluate.load(hf_punctcase.metrics.PUNCT_CASE_METRIC_PATH)            # or "casing"
+    metric = hf_punctcase.metrics.PunctCase()                                      # same, as a class
+"""
+
+from pathlib import Path
+
+from .punct_case.punct_case import PunctCase, align_label_pairs
+
+#: Folder to pass to ``evaluate.load``.
+PUNCT_CASE_METRIC_PATH = str(Path(__file__).resolve().parent / "punct_case")
+
+__all__ = ["PUNCT_CASE_METRIC_PATH", "PunctCase", "align_label_pairs"]
