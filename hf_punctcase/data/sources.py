@@ -13,15 +13,17 @@ import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from .labels import LabelScheme, LabeledWords
+from ..labels import LabelScheme, LabeledWords
 
 #: Default location of the shared corpora, relative to a checkout of this repository.
-DEFAULT_DATA_DIR = Path(__file__).resolve().parents[2] / "shared" / "data"
+DEFAULT_DATA_DIR = Path(__file__).resolve().parents[3] / "shared" / "data"
 
 # TED stage notes: "(Laughter)", "(Applause)", "(Music)", "[...]", and music symbols.
 _TED_STAGE_NOTE = re.compile(r"\([^()]*\)|\[[^\[\]]*\]|[♫♪]")
 # Speaker tags at the start of a dialogue line: "Doctor:", "Patient:", "Guest_family:".
 _SPEAKER_TAG = re.compile(r"^\s*[A-Za-z_ ]{1,30}:\s*", re.M)
+# ACI-BENCH speaker tags: "[doctor]", "[patient]", "[patient_guest]".
+_ACI_SPEAKER_TAG = re.compile(r"\[[a-z_ ]+\]")
 
 
 def data_dir(path: str | os.PathLike | None = None) -> Path:
@@ -60,15 +62,17 @@ def read_iwslt_cased(paths: Iterable[str | os.PathLike]) -> Iterator[tuple[str, 
             yield f"iwslt/{Path(path).stem}", " ".join(line.strip() for line in handle)
 
 
-def read_swda(path: str | os.PathLike, split: str | None = None) -> Iterator[tuple[str, str]]:
-    """Switchboard conversations (utterances joined in order), optionally one split only."""
+def read_swda(path: str | os.PathLike, split: str | None = None, with_split: bool = False):
+    """Switchboard conversations (utterances joined in order) as ``(doc_id, text)``, optionally one
+    split only; ``with_split`` adds the corpus's split name ("train", "val", "test")."""
     with open(path, encoding="utf-8") as handle:
         for line in handle:
             conversation = json.loads(line)
             if split is not None and conversation["split"] != split:
                 continue
             text = " ".join(u["text"] for u in conversation["utterances"])
-            yield f"swda/{conversation['conversation_no']}", text
+            doc_id = f"swda/{conversation['conversation_no']}"
+            yield (doc_id, text, conversation["split"]) if with_split else (doc_id, text)
 
 
 def read_mts_dialog(path: str | os.PathLike) -> Iterator[tuple[str, str]]:
@@ -76,6 +80,39 @@ def read_mts_dialog(path: str | os.PathLike) -> Iterator[tuple[str, str]]:
     with open(path, encoding="utf-8", newline="") as handle:
         for row in csv.DictReader(handle):
             yield f"mts_dialog/{row['ID']}", _SPEAKER_TAG.sub(" ", row["dialogue"])
+
+
+def read_ted_unpunctuated(path: str | os.PathLike) -> Iterator[tuple[str, str]]:
+    """TEDx / archive talks without human punctuation: unlabelled speech-domain text (for MLM, n-gram LMs)."""
+    with open(path, encoding="utf-8") as handle:
+        for line in handle:
+            talk = json.loads(line)
+            if talk["punctuated"] or talk["duplicate_of"] or talk.get("near_duplicate_of"):
+                continue
+            yield f"ted/{talk['collection']}/{talk['title']}", clean_ted_text(talk["text"])
+
+
+def read_aci_bench(path: str | os.PathLike, id_column: str | None = None) -> Iterator[tuple[str, str]]:
+    """ACI-BENCH dialogues ("[doctor] hi , brian ."): speaker tags removed; spaced marks attach to
+    the word before when parsed. The dialogues are lowercase: they give punctuation labels only."""
+    with open(path, encoding="utf-8", newline="") as handle:
+        for row in csv.DictReader(handle):
+            key = row.get(id_column) if id_column else row.get("encounter_id") or row.get("id")
+            yield f"aci_bench/{Path(path).stem}/{key}", _ACI_SPEAKER_TAG.sub(" ", row["dialogue"])
+
+
+def read_text_files(paths: Iterable[str | os.PathLike], text_field: str = "text") -> Iterator[tuple[str, str]]:
+    """The user's own punctuated text: ``.txt`` files (one document each) or ``.jsonl`` (one per line)."""
+    for path in paths:
+        path = Path(path)
+        if path.suffix == ".jsonl":
+            with open(path, encoding="utf-8") as handle:
+                for number, line in enumerate(handle):
+                    if line.strip():
+                        record = json.loads(line)
+                        yield f"{path.stem}/{record.get('id', number)}", record[text_field]
+        else:
+            yield path.stem, path.read_text(encoding="utf-8")
 
 
 def labeled_chunks(

@@ -1,0 +1,42 @@
+"""Corpora → labelled word sequences → `datasets` objects.
+
+    from hf_punctcase.data import load_punct_case_dataset
+    ds = load_punct_case_dataset("ted", data_dir="../shared/data", max_words=200)   # DatasetDict
+"""
+
+from .builder import FEATURES, SOURCES, chunk_at_sentences, document_split, load_punct_case_dataset
+from .formats import read_che, read_nemo, write_che, write_nemo
+from .sources import (
+    DEFAULT_DATA_DIR,
+    clean_ted_text,
+    data_dir,
+    labeled_chunks,
+    read_aci_bench,
+    read_iwslt_cased,
+    read_mts_dialog,
+    read_swda,
+    read_ted_talks,
+    read_text_files,
+)
+
+__all__ = [
+    "DEFAULT_DATA_DIR",
+    "FEATURES",
+    "SOURCES",
+    "chunk_at_sentences",
+    "clean_ted_text",
+    "data_dir",
+    "document_split",
+    "labeled_chunks",
+    "load_punct_case_dataset",
+    "read_aci_bench",
+    "read_che",
+    "read_iwslt_cased",
+    "read_mts_dialog",
+    "read_nemo",
+    "read_swda",
+    "read_ted_talks",
+    "read_text_files",
+    "write_che",
+    "write_nemo",
+]

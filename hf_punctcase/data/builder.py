@@ -1,0 +1,190 @@
+"""`load_punct_case_dataset`: any supported corpus as a `datasets.DatasetDict` with unified features.
+
+Features: ``doc_id``, ``domain``, ``words`` (list of str), ``punct`` and ``case`` (ClassLabel
+sequences from the one label scheme; -1 where a source cannot give a label, e.g. the casing of
+lowercase dialogues, so that it is ignored in the loss rather than guessed). Splits are by document
+(no document is in two splits): a corpus's own splits where it has them, otherwise a stable hash of
+the document id. Documents are chunked into examples of at most ``max_words`` words, cut at sentence
+ends where possible.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import datasets
+
+from ..labels import DEFAULT_CASE_LABELS, DEFAULT_PUNCT_LABELS, LabeledWords, LabelScheme
+from .formats import read_che
+from .sources import (
+    data_dir,
+    read_aci_bench,
+    read_iwslt_cased,
+    read_mts_dialog,
+    read_swda,
+    read_ted_talks,
+    read_text_files,
+)
+
+NO_LABEL = -1
+SENTENCE_END = ("PERIOD", "QUESTION", "EXCLAMATION")
+
+
+def features_for(scheme: LabelScheme) -> datasets.Features:
+    return datasets.Features(
+        {
+            "doc_id": datasets.Value("string"),
+            "domain": datasets.Value("string"),
+            "words": datasets.Sequence(datasets.Value("string")),
+            "punct": datasets.Sequence(datasets.ClassLabel(names=list(scheme.punct_labels))),
+            "case": datasets.Sequence(datasets.ClassLabel(names=list(scheme.case_labels))),
+        }
+    )
+
+
+FEATURES = features_for(LabelScheme(DEFAULT_PUNCT_LABELS, DEFAULT_CASE_LABELS))
+
+
+def document_split(doc_id: str, validation: float = 0.05, test: float = 0.05) -> str:
+    """A stable split for a document from a hash of its id (the same on every machine and run)."""
+    bucket = int(hashlib.sha1(doc_id.encode("utf-8")).hexdigest()[:8], 16) / 0xFFFFFFFF
+    if bucket < test:
+        return "test"
+    if bucket < test + validation:
+        return "validation"
+    return "train"
+
+
+def chunk_at_sentences(labeled: LabeledWords, max_words: int) -> Iterator[tuple[int, int]]:
+    """``[start, end)`` spans of at most ``max_words`` words that end at a sentence end where
+    possible; a sentence longer than ``max_words`` is cut into pieces."""
+    if max_words < 1:
+        raise ValueError(f"max_words must be ≥ 1, got {max_words}")
+    start = 0
+    last_end = None  # end of the last complete sentence inside the current span
+    for i, label in enumerate(labeled.punct):
+        if i - start + 1 > max_words:
+            cut = last_end if last_end is not None else i
+            yield start, cut
+            start, last_end = cut, None
+        if label in SENTENCE_END:
+            last_end = i + 1
+    if start < len(labeled):
+        yield start, len(labeled)
+
+
+# ---- sources: each yields (split, doc_id, punctuated text or labelled words, has casing) ----------
+Source = Callable[[Path, dict], Iterator[tuple[str, str, "str | LabeledWords", bool]]]
+
+
+def _ted(root: Path, options: dict):
+    for doc_id, text in read_ted_talks(root / "ted" / "talks.jsonl"):
+        yield document_split(doc_id, validation=0.0, test=0.05), doc_id, text, True
+    iwslt = [root / "iwslt" / "dev2010_cased.txt", root / "iwslt" / "tst2012_cased.txt"]
+    for doc_id, text in read_iwslt_cased(iwslt):
+        yield "validation", doc_id, text, True
+
+
+def _iwslt_dev2012(root: Path, options: dict):
+    yield "validation", "iwslt/dev2012", read_che(root / "iwslt" / "dev2012_che_labeled.tsv"), False
+
+
+def _swda(root: Path, options: dict):
+    splits = {"train": "train", "val": "validation", "test": "test"}
+    for doc_id, text, split in read_swda(root / "conversational" / "swda" / "swda_conversations.jsonl", with_split=True):
+        yield splits[split], doc_id, text, True
+
+
+def _mts_dialog(root: Path, options: dict):
+    folder = root / "medical" / "mts_dialog"
+    for split, file in (("train", "MTS-Dialog-TrainingSet.csv"), ("validation", "MTS-Dialog-ValidationSet.csv")):
+        for doc_id, text in read_mts_dialog(folder / file):
+            yield split, f"{doc_id}/{split}", text, True
+
+
+def _aci_bench(root: Path, options: dict):
+    folder = root / "medical" / "aci_bench" / "challenge_data"
+    for split, file in (("train", "train.csv"), ("validation", "valid.csv")):
+        for doc_id, text in read_aci_bench(folder / file):
+            yield split, doc_id, text, False  # lowercase dialogues: punctuation labels only
+
+
+def _text(root: Path | None, options: dict):
+    files = options.get("data_files")
+    if not files:
+        raise ValueError('the "text" source needs data_files=[...] (.txt or .jsonl files of punctuated text)')
+    for doc_id, text in read_text_files(files, options.get("text_field", "text")):
+        yield document_split(doc_id), doc_id, text, options.get("has_casing", True)
+
+
+#: name → (reader, domain, the splits it can give).
+SOURCES: dict[str, tuple[Source, str, tuple[str, ...]]] = {
+    "ted": (_ted, "ted", ("train", "validation", "test")),
+    "iwslt_dev2012": (_iwslt_dev2012, "ted", ("validation",)),
+    "swda": (_swda, "conversational", ("train", "validation", "test")),
+    "mts_dialog": (_mts_dialog, "medical", ("train", "validation")),
+    "aci_bench": (_aci_bench, "medical", ("train", "validation")),
+    "text": (_text, "user", ("train", "validation", "test")),
+}
+
+
+def _examples(
+    name: str, root: str | None, split: str, max_words: int, punct_labels: tuple, case_labels: tuple, options: dict
+):
+    scheme = LabelScheme(tuple(punct_labels), tuple(case_labels))
+    reader, domain, _ = SOURCES[name]
+    punct2id, case2id = scheme.punct2id, scheme.case2id
+    for doc_split, doc_id, document, has_casing in reader(Path(root) if root else None, options):
+        if doc_split != split:
+            continue
+        labeled = scheme.parse(document) if isinstance(document, str) else document
+        for start, end in chunk_at_sentences(labeled, max_words):
+            yield {
+                "doc_id": doc_id,
+                "domain": options.get("domain") or domain,
+                "words": labeled.words[start:end],
+                "punct": [punct2id[p] if p is not None else NO_LABEL for p in labeled.punct[start:end]],
+                "case": [
+                    case2id[c] if has_casing and c is not None else NO_LABEL for c in labeled.case[start:end]
+                ],
+            }
+
+
+def load_punct_case_dataset(
+    name: str,
+    data_dir_path: str | os.PathLike | None = None,
+    max_words: int = 200,
+    scheme: LabelScheme | None = None,
+    **options,
+) -> datasets.DatasetDict:
+    """Load a corpus as a DatasetDict of the splits it has (a split with no document is left out).
+
+    ``name``: one of :data:`SOURCES`. ``data_dir_path``: the corpus folder (default ../shared/data).
+    For ``"text"``, pass ``data_files=[...]`` (and ``has_casing=False`` for lowercase text).
+    Results are cached by `datasets`, keyed on the arguments.
+    """
+    if name not in SOURCES:
+        raise ValueError(f"unknown corpus {name!r}; known: {sorted(SOURCES)}")
+    scheme = scheme or LabelScheme()
+    root = None if name == "text" else str(data_dir(data_dir_path))
+    if "data_files" in options:
+        options["data_files"] = [str(Path(f).resolve()) for f in options["data_files"]]
+    result = {}
+    for split in SOURCES[name][2]:
+        kwargs = {
+            "name": name,
+            "root": root,
+            "split": split,
+            "max_words": max_words,
+            # Tuples, not lists: `from_generator` splits list-valued gen_kwargs into shards.
+            "punct_labels": tuple(scheme.punct_labels),
+            "case_labels": tuple(scheme.case_labels),
+            "options": options,
+        }
+        if next(_examples(**kwargs), None) is None:  # the corpus has no document in this split
+            continue
+        result[split] = datasets.Dataset.from_generator(_examples, features=features_for(scheme), gen_kwargs=kwargs, split=split)
+    return datasets.DatasetDict(result)

@@ -1,0 +1,154 @@
+"""Corpus builders on small fixture files written here, in the layouts of ../shared/data."""
+
+import csv
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from hf_punctcase.data import (
+    chunk_at_sentences,
+    document_split,
+    load_punct_case_dataset,
+    read_che,
+    read_nemo,
+    write_che,
+    write_nemo,
+)
+from hf_punctcase.labels import LabeledWords, LabelScheme
+
+SCHEME = LabelScheme()
+PUNCT = list(SCHEME.punct_labels)
+
+
+@pytest.fixture()
+def corpus(tmp_path, monkeypatch):
+    monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "cache"))
+    root = tmp_path / "data"
+    (root / "ted").mkdir(parents=True)
+    talks = [
+        {"collection": "ted", "title": f"talk{i}", "punctuated": True, "duplicate_of": None,
+         "overlaps_iwslt_eval": [], "text": f"Talk {i} starts here. (Laughter) Is it good? Yes -- it is."}
+        for i in range(60)
+    ]
+    talks += [
+        {"collection": "tedx", "title": "raw", "punctuated": False, "duplicate_of": None, "overlaps_iwslt_eval": [], "text": "no marks here"},
+        {"collection": "ted", "title": "dup", "punctuated": True, "duplicate_of": "talk1", "overlaps_iwslt_eval": [], "text": "Dup."},
+        {"collection": "ted", "title": "dev", "punctuated": True, "duplicate_of": None, "overlaps_iwslt_eval": ["tst2012"], "text": "Dev talk."},
+    ]
+    (root / "ted" / "talks.jsonl").write_text("\n".join(json.dumps(t) for t in talks))
+    (root / "iwslt").mkdir()
+    (root / "iwslt" / "dev2010_cased.txt").write_text("You know, it works. \nDoes it? \n")
+    (root / "iwslt" / "tst2012_cased.txt").write_text("NASA said so.\n")
+    (root / "iwslt" / "dev2012_che_labeled.tsv").write_text("we\tO\n're\tCOMMA\ndo\tO\nn't\tPERIOD\n")
+    (root / "conversational" / "swda").mkdir(parents=True)
+    conversations = [
+        {"split": split, "conversation_no": str(n), "utterances": [
+            {"speaker": "A", "text": "Okay, uh,", "da_tag": "x"}, {"speaker": "B", "text": "what do you think?", "da_tag": "qw"}]}
+        for n, split in enumerate(["train", "train", "val", "test"])
+    ]
+    (root / "conversational" / "swda" / "swda_conversations.jsonl").write_text("\n".join(json.dumps(c) for c in conversations))
+    (root / "medical" / "mts_dialog").mkdir(parents=True)
+    for name in ("MTS-Dialog-TrainingSet.csv", "MTS-Dialog-ValidationSet.csv"):
+        with open(root / "medical" / "mts_dialog" / name, "w", newline="") as handle:
+            writer = csv.DictWriter(handle, ["ID", "section_header", "section_text", "dialogue"])
+            writer.writeheader()
+            writer.writerow({"ID": "0", "section_header": "GENHX", "section_text": "x",
+                             "dialogue": "Doctor: Any chest pain?\nPatient: No, none."})
+    (root / "medical" / "aci_bench" / "challenge_data").mkdir(parents=True)
+    for name in ("train.csv", "valid.csv"):
+        with open(root / "medical" / "aci_bench" / "challenge_data" / name, "w", newline="") as handle:
+            writer = csv.DictWriter(handle, ["dataset", "encounter_id", "dialogue", "note"])
+            writer.writeheader()
+            writer.writerow({"dataset": "aci", "encounter_id": f"D{name}", "dialogue": "[doctor] hi , brian . how are you ?\n[patient] good .", "note": "x"})
+    return root
+
+
+def _words(dataset):
+    return [w for row in dataset["words"] for w in row]
+
+
+def test_ted(corpus):
+    ds = load_punct_case_dataset("ted", corpus)
+    assert set(ds) == {"train", "validation", "test"}
+    docs = {split: set(ds[split]["doc_id"]) for split in ds}
+    assert not docs["train"] & docs["test"]
+    assert len(docs["train"]) + len(docs["test"]) == 60  # not the raw, duplicate or IWSLT-overlapping talks
+    assert docs["validation"] == {"iwslt/dev2010_cased", "iwslt/tst2012_cased"}
+    row = ds["train"][0]
+    assert row["words"] == ["talk", row["words"][1], "starts", "here", "is", "it", "good", "yes", "it", "is"]
+    assert [PUNCT[p] for p in row["punct"]] == ["O", "O", "O", "PERIOD", "O", "O", "QUESTION", "COMMA", "O", "PERIOD"]
+    assert row["domain"] == "ted"
+    again = load_punct_case_dataset("ted", corpus)
+    assert again["train"]["doc_id"] == ds["train"]["doc_id"]  # deterministic
+
+
+def test_swda_mts_aci_and_che(corpus):
+    swda = load_punct_case_dataset("swda", corpus)
+    assert {split: len(swda[split]) for split in swda} == {"train": 2, "validation": 1, "test": 1}
+    assert swda["train"][0]["words"] == ["okay", "uh", "what", "do", "you", "think"]
+    mts = load_punct_case_dataset("mts_dialog", corpus)
+    assert mts["train"][0]["words"] == ["any", "chest", "pain", "no", "none"]  # speaker tags removed
+    aci = load_punct_case_dataset("aci_bench", corpus)
+    row = aci["validation"][0]
+    assert row["words"] == ["hi", "brian", "how", "are", "you", "good"]
+    assert [PUNCT[p] for p in row["punct"]] == ["COMMA", "PERIOD", "O", "O", "QUESTION", "PERIOD"]
+    assert set(row["case"]) == {-1}  # lowercase dialogue: casing ignored, not guessed
+    che = load_punct_case_dataset("iwslt_dev2012", corpus)
+    assert che["validation"][0]["words"] == ["we're", "don't"]
+    assert set(che["validation"][0]["case"]) == {-1}
+
+
+def test_user_text_files(tmp_path, monkeypatch):
+    monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "cache"))
+    (tmp_path / "a.txt").write_text("Hello there. How are you?")
+    (tmp_path / "b.jsonl").write_text(json.dumps({"id": "x", "text": "Fine, thanks."}) + "\n")
+    ds = load_punct_case_dataset("text", data_files=[tmp_path / "a.txt", tmp_path / "b.jsonl"])
+    assert sorted(w for split in ds for w in _words(ds[split])) == sorted(["hello", "there", "how", "are", "you", "fine", "thanks"])
+    with pytest.raises(ValueError, match="data_files"):
+        load_punct_case_dataset("text")
+    with pytest.raises(ValueError, match="unknown corpus"):
+        load_punct_case_dataset("nope")
+
+
+def test_che_round_trip(tmp_path):
+    examples = [SCHEME.parse("We're sure, don't you think? Yes.")]
+    write_che(tmp_path / "out.tsv", examples)
+    assert (tmp_path / "out.tsv").read_text().splitlines()[:2] == ["we're\tO", "sure\tCOMMA"]
+    back = read_che(tmp_path / "out.tsv")
+    assert back.words == examples[0].words and back.punct == examples[0].punct
+    (tmp_path / "bad.tsv").write_text("no tab here\n")
+    with pytest.raises(ValueError, match="bad.tsv:1"):
+        read_che(tmp_path / "bad.tsv")
+
+
+def test_nemo_round_trip(tmp_path):
+    examples = [SCHEME.parse("Hello, world. Is NASA here?"), SCHEME.parse("yes")]
+    write_nemo(tmp_path, examples)
+    assert (tmp_path / "text.txt").read_text() == "hello world is nasa here\nyes\n"
+    assert (tmp_path / "labels.txt").read_text().splitlines()[0] == ",U .O OU OU ?O"
+    back = list(read_nemo(tmp_path))
+    assert back[0].punct == examples[0].punct
+    assert back[0].case == ["UPPER_FIRST", "LOWER", "UPPER_FIRST", "UPPER_FIRST", "LOWER"]  # NeMo keeps one bit
+    (tmp_path / "labels.txt").write_text("OU\n")
+    with pytest.raises(ValueError, match="line 1 has 5 words but 1 labels"):
+        list(read_nemo(tmp_path))
+
+
+def test_document_split_is_stable():
+    assert document_split("ted/ted/some talk") == document_split("ted/ted/some talk")
+    shares = [document_split(f"doc{i}") for i in range(4000)]
+    assert 0.03 < shares.count("test") / 4000 < 0.07 and 0.03 < shares.count("validation") / 4000 < 0.07
+
+
+@given(st.lists(st.sampled_from(["O", "O", "O", "COMMA", "PERIOD", "QUESTION"]), max_size=300), st.integers(1, 60))
+def test_chunks_tile_and_prefer_sentence_ends(punct, max_words):
+    labeled = LabeledWords(["w"] * len(punct), punct, ["LOWER"] * len(punct))
+    spans = list(chunk_at_sentences(labeled, max_words))
+    assert [i for s, e in spans for i in range(s, e)] == list(range(len(punct)))
+    for start, end in spans[:-1]:
+        assert 0 < end - start <= max_words
+        inside = [i for i in range(start, end) if punct[i] in ("PERIOD", "QUESTION")]
+        if inside:  # a span with a sentence end in it is cut at a sentence end
+            assert punct[end - 1] in ("PERIOD", "QUESTION")
