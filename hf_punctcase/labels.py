@@ -244,10 +244,16 @@ class LabelScheme:
         "...") gives its mark to the word before it. The casing label of "MIXED" words needs the
         surface form: collect those with :func:`build_mixed_case_lexicon`.
         """
+        return self.parse_tokens(text.split())[0]
+
+    def parse_tokens(self, tokens: Sequence[str]) -> tuple[LabeledWords, list[int]]:
+        """:meth:`parse` over whitespace tokens; also returns, for each word, the index of its token
+        (so that per-token annotations such as disfluency marks can follow the words)."""
         words: list[str] = []
         punct: list[str] = []
         case: list[str] = []
-        for token in text.split():
+        sources: list[int] = []
+        for index, token in enumerate(tokens):
             core, marks = split_trailing_marks(token.lstrip(LEADING_PUNCTUATION))
             label = self.label_of_marks(marks)
             if not core:
@@ -260,7 +266,8 @@ class LabelScheme:
             words.append(core.lower())
             punct.append(label)
             case.append(cased)
-        return LabeledWords(words, punct, case)
+            sources.append(index)
+        return LabeledWords(words, punct, case), sources
 
     # ---- words + labels → text -------------------------------------------------------------
     def render_word(self, word: str, punct_label: str, case_label: str, lexicon: dict[str, str] | None = None) -> str:

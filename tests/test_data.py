@@ -95,9 +95,32 @@ def test_swda_mts_aci_and_che(corpus):
     assert row["words"] == ["hi", "brian", "how", "are", "you", "good"]
     assert [PUNCT[p] for p in row["punct"]] == ["COMMA", "PERIOD", "O", "O", "QUESTION", "PERIOD"]
     assert set(row["case"]) == {-1}  # lowercase dialogue: casing ignored, not guessed
+    assert set(row["disfluency"]) == {-1}  # not annotated
     che = load_punct_case_dataset("iwslt_dev2012", corpus)
     assert che["validation"][0]["words"] == ["we're", "don't"]
     assert set(che["validation"][0]["case"]) == {-1}
+
+
+def test_switchboard_disfluency(tmp_path, monkeypatch):
+    monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "cache"))
+    folder = tmp_path / "conversational" / "switchboard_disfluency_sample"
+    folder.mkdir(parents=True)
+    calls = []
+    for call in range(12):
+        calls += [
+            "A.1: {F Uh, } do you have a pet? /",
+            "B.2: {D Well, } [ I wouldn't, + {F uh, } I definitely wouldn't ] say that, / {C and } it's",
+            "  a <laughter> dog. /",
+        ]
+    (folder / "disfluency").write_text("\n".join(calls) + "\n")
+    ds = load_punct_case_dataset("switchboard_disfluency", tmp_path)
+    assert sum(len(ds[s]) for s in ds) == 12
+    row = ds["train"][0]
+    assert row["words"] == ["uh", "do", "you", "have", "a", "pet", "well", "i", "wouldn't", "uh", "i", "definitely",
+                            "wouldn't", "say", "that", "and", "it's", "a", "dog"]
+    names = ["FLUENT", "DISFLUENT"]
+    assert [names[d][0] for d in row["disfluency"]] == list("DFFFFFDDDDFFFFFFFFF")
+    assert [PUNCT[p] for p in row["punct"]][:7] == ["COMMA", "O", "O", "O", "O", "QUESTION", "COMMA"]
 
 
 def test_user_text_files(tmp_path, monkeypatch):

@@ -1,7 +1,7 @@
 """`load_punct_case_dataset`: any supported corpus as a `datasets.DatasetDict` with unified features.
 
-Features: ``doc_id``, ``domain``, ``words`` (list of str), ``punct`` and ``case`` (ClassLabel
-sequences from the one label scheme; -1 where a source cannot give a label, e.g. the casing of
+Features: ``doc_id``, ``domain``, ``words`` (list of str), ``punct``, ``case`` and ``disfluency``
+(ClassLabel sequences from the one label scheme; -1 where a source cannot give a label, e.g. the casing of
 lowercase dialogues, so that it is ignored in the loss rather than guessed). Splits are by document
 (no document is in two splits): a corpus's own splits where it has them, otherwise a stable hash of
 the document id. Documents are chunked into examples of at most ``max_words`` words, cut at sentence
@@ -18,6 +18,7 @@ from pathlib import Path
 import datasets
 
 from ..labels import DEFAULT_CASE_LABELS, DEFAULT_PUNCT_LABELS, LabeledWords, LabelScheme
+from .disfluency import DISFLUENCY_LABELS, read_switchboard_disfluency
 from .formats import read_che
 from .sources import (
     data_dir,
@@ -41,6 +42,7 @@ def features_for(scheme: LabelScheme) -> datasets.Features:
             "words": datasets.Sequence(datasets.Value("string")),
             "punct": datasets.Sequence(datasets.ClassLabel(names=list(scheme.punct_labels))),
             "case": datasets.Sequence(datasets.ClassLabel(names=list(scheme.case_labels))),
+            "disfluency": datasets.Sequence(datasets.ClassLabel(names=list(DISFLUENCY_LABELS))),
         }
     )
 
@@ -76,8 +78,9 @@ def chunk_at_sentences(labeled: LabeledWords, max_words: int) -> Iterator[tuple[
         yield start, len(labeled)
 
 
-# ---- sources: each yields (split, doc_id, punctuated text or labelled words, has casing) ----------
-Source = Callable[[Path, dict], Iterator[tuple[str, str, "str | LabeledWords", bool]]]
+# ---- sources: each yields (split, doc_id, punctuated text or labelled words, has casing), and may
+# add a fifth item, per-word disfluency labels ------------------------------------------------------
+Source = Callable[[Path, dict], Iterator[tuple]]
 
 
 def _ted(root: Path, options: dict):
@@ -112,6 +115,12 @@ def _aci_bench(root: Path, options: dict):
             yield split, doc_id, text, False  # lowercase dialogues: punctuation labels only
 
 
+def _switchboard_disfluency(root: Path, options: dict):
+    path = root / "conversational" / "switchboard_disfluency_sample" / "disfluency"
+    for doc_id, labeled, disfluency in read_switchboard_disfluency(path):
+        yield document_split(doc_id, validation=0.1, test=0.1), doc_id, labeled, True, disfluency
+
+
 def _text(root: Path | None, options: dict):
     files = options.get("data_files")
     if not files:
@@ -127,6 +136,7 @@ SOURCES: dict[str, tuple[Source, str, tuple[str, ...]]] = {
     "swda": (_swda, "conversational", ("train", "validation", "test")),
     "mts_dialog": (_mts_dialog, "medical", ("train", "validation")),
     "aci_bench": (_aci_bench, "medical", ("train", "validation")),
+    "switchboard_disfluency": (_switchboard_disfluency, "conversational", ("train", "validation", "test")),
     "text": (_text, "user", ("train", "validation", "test")),
 }
 
@@ -137,10 +147,12 @@ def _examples(
     scheme = LabelScheme(tuple(punct_labels), tuple(case_labels))
     reader, domain, _ = SOURCES[name]
     punct2id, case2id = scheme.punct2id, scheme.case2id
-    for doc_split, doc_id, document, has_casing in reader(Path(root) if root else None, options):
+    disfluency2id = {label: i for i, label in enumerate(DISFLUENCY_LABELS)}
+    for doc_split, doc_id, document, has_casing, *extra in reader(Path(root) if root else None, options):
         if doc_split != split:
             continue
         labeled = scheme.parse(document) if isinstance(document, str) else document
+        disfluency = [disfluency2id[d] for d in extra[0]] if extra else [NO_LABEL] * len(labeled)
         for start, end in chunk_at_sentences(labeled, max_words):
             yield {
                 "doc_id": doc_id,
@@ -150,6 +162,7 @@ def _examples(
                 "case": [
                     case2id[c] if has_casing and c is not None else NO_LABEL for c in labeled.case[start:end]
                 ],
+                "disfluency": disfluency[start:end],
             }
 
 
