@@ -175,3 +175,56 @@ def test_chunks_tile_and_prefer_sentence_ends(punct, max_words):
         inside = [i for i in range(start, end) if punct[i] in ("PERIOD", "QUESTION")]
         if inside:  # a span with a sentence end in it is cut at a sentence end
             assert punct[end - 1] in ("PERIOD", "QUESTION")
+
+
+def test_general_and_medical_sources(tmp_path, monkeypatch):
+    import zipfile
+
+    monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "cache"))
+    root = tmp_path
+    dd = root / "conversational" / "dailydialog" / "extracted" / "train"
+    dd.mkdir(parents=True)
+    (dd / "dialogues_train.txt").write_text("Good morning , sir . Is there a bank ? __eou__ Well , too far.Can you ? __eou__\n")
+    ds = load_punct_case_dataset("dailydialog", root)
+    row = ds["train"][0]
+    assert row["words"] == ["good", "morning", "sir", "is", "there", "a", "bank", "well", "too", "far", "can", "you"]
+    assert [PUNCT[p] for p in row["punct"]] == ["O", "COMMA", "PERIOD", "O", "O", "O", "QUESTION", "COMMA", "O", "PERIOD", "O", "QUESTION"]
+
+    med = root / "medical" / "mtsamples"
+    med.mkdir(parents=True)
+    with open(med / "mtsamples.csv", "w", newline="") as handle:
+        writer = csv.DictWriter(handle, ["note_id", "description", "medical_specialty", "sample_name", "transcription", "keywords"])
+        writer.writeheader()
+        for specialty in ("A", "B"):  # the same report under two specialties
+            writer.writerow({"note_id": specialty, "description": "", "medical_specialty": specialty, "sample_name": "",
+                             "transcription": "PLAN:,1. She will rest.,  Follow up in 2 weeks.", "keywords": ""})
+    ds = load_punct_case_dataset("mtsamples", root)
+    rows = [r for split in ds for r in ds[split]]
+    assert len(rows) == 1  # deduplicated
+    # "PLAN:,1." was a line break: the header gets its colon (→ COMMA), the list number its period
+    assert rows[0]["words"] == ["plan", "1", "she", "will", "rest", "follow", "up", "in", "2", "weeks"]
+    assert [PUNCT[p] for p in rows[0]["punct"]] == ["COMMA", "PERIOD", "O", "O", "PERIOD", "O", "O", "O", "O", "PERIOD"]
+
+    masc = root / "general" / "masc" / "plain" / "spoken"
+    masc.mkdir(parents=True)
+    (masc / "talk.txt").write_text("We met, and then? We left.")
+    (masc / "sw2014-ms98-a-trans.txt").write_text("lowercase without marks")
+    ds = load_punct_case_dataset("masc", root)
+    assert [w for split in ds for w in _words(ds[split])] == ["we", "met", "and", "then", "we", "left"]
+
+    nltk = root / "general" / "nltk"
+    (nltk / "gutenberg").mkdir(parents=True)
+    (nltk / "gutenberg" / "book.txt").write_text("It was a dark night. The end.")
+    with zipfile.ZipFile(nltk / "brown_tagged.zip", "w") as archive:
+        archive.writestr("brown/ca01", "The/at jury/nn said/vbd ``/`` yes/uh ''/'' ./.\n")
+        archive.writestr("brown/README", "not a text")
+    ds = load_punct_case_dataset("nltk", root)
+    words = sorted(w for split in ds for w in _words(ds[split]))
+    assert words == sorted(["it", "was", "a", "dark", "night", "the", "end", "the", "jury", "said", "yes"])
+
+
+def test_unlabeled_ted(corpus):
+    from hf_punctcase.data import load_unlabeled_dataset
+
+    unlabeled = load_unlabeled_dataset(data_dir_path=corpus)
+    assert unlabeled["text"] == ["no marks here"]

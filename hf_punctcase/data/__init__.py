@@ -4,15 +4,24 @@
     ds = load_punct_case_dataset("ted", data_dir="../shared/data", max_words=200)   # DatasetDict
 """
 
-from .builder import FEATURES, SOURCES, chunk_at_sentences, document_split, load_punct_case_dataset
+from .builder import FEATURES, SOURCES, chunk_at_sentences, document_split, load_punct_case_dataset, load_unlabeled_dataset
+from .disfluency import DISFLUENCY_LABELS, parse_meteer, read_switchboard_disfluency
 from .formats import read_che, read_nemo, write_che, write_nemo
 from .sources import (
     DEFAULT_DATA_DIR,
     clean_ted_text,
     data_dir,
     labeled_chunks,
+    read_aci_asr_pairs,
     read_aci_bench,
+    read_dailydialog,
+    read_fortunes,
     read_iwslt_cased,
+    read_masc,
+    read_mtsamples,
+    read_nltk,
+    read_ted_unpunctuated,
+    read_wikipedia,
     read_mts_dialog,
     read_swda,
     read_ted_talks,
@@ -20,6 +29,18 @@ from .sources import (
 )
 
 __all__ = [
+    "DISFLUENCY_LABELS",
+    "load_unlabeled_dataset",
+    "parse_meteer",
+    "read_aci_asr_pairs",
+    "read_dailydialog",
+    "read_fortunes",
+    "read_masc",
+    "read_mtsamples",
+    "read_nltk",
+    "read_switchboard_disfluency",
+    "read_ted_unpunctuated",
+    "read_wikipedia",
     "DEFAULT_DATA_DIR",
     "FEATURES",
     "SOURCES",

@@ -23,6 +23,13 @@ from .formats import read_che
 from .sources import (
     data_dir,
     read_aci_bench,
+    read_dailydialog,
+    read_fortunes,
+    read_masc,
+    read_mtsamples,
+    read_nltk,
+    read_ted_unpunctuated,
+    read_wikipedia,
     read_iwslt_cased,
     read_mts_dialog,
     read_swda,
@@ -121,6 +128,23 @@ def _switchboard_disfluency(root: Path, options: dict):
         yield document_split(doc_id, validation=0.1, test=0.1), doc_id, labeled, True, disfluency
 
 
+def _dailydialog(root: Path, options: dict):
+    folder = root / "conversational" / "dailydialog" / "extracted"
+    for split in ("train", "validation", "test"):
+        path = folder / split / f"dialogues_{split}.txt"
+        if path.is_file():
+            for doc_id, text in read_dailydialog(path):
+                yield split, doc_id, text, True
+
+
+def _hash_split(reader: Callable[[Path], Iterator[tuple[str, str]]], *parts: str) -> Source:
+    def source(root: Path, options: dict):
+        for doc_id, text in reader(root.joinpath(*parts)):
+            yield document_split(doc_id), doc_id, text, True
+
+    return source
+
+
 def _text(root: Path | None, options: dict):
     files = options.get("data_files")
     if not files:
@@ -137,8 +161,32 @@ SOURCES: dict[str, tuple[Source, str, tuple[str, ...]]] = {
     "mts_dialog": (_mts_dialog, "medical", ("train", "validation")),
     "aci_bench": (_aci_bench, "medical", ("train", "validation")),
     "switchboard_disfluency": (_switchboard_disfluency, "conversational", ("train", "validation", "test")),
+    "dailydialog": (_dailydialog, "conversational", ("train", "validation", "test")),
+    "masc": (_hash_split(read_masc, "general", "masc", "plain"), "general", ("train", "validation", "test")),
+    "nltk": (_hash_split(read_nltk, "general", "nltk"), "general", ("train", "validation", "test")),
+    "wikipedia": (_hash_split(read_wikipedia, "general", "wikipedia_sample"), "general", ("train", "validation", "test")),
+    "fortunes": (
+        _hash_split(lambda path: read_fortunes(path / "fortunes.jsonl"), "general", "fortunes"),
+        "general",
+        ("train", "validation", "test"),
+    ),
+    "mtsamples": (
+        _hash_split(lambda path: read_mtsamples(path / "mtsamples.csv"), "medical", "mtsamples"),
+        "medical",
+        ("train", "validation", "test"),
+    ),
     "text": (_text, "user", ("train", "validation", "test")),
 }
+
+
+def load_unlabeled_dataset(name: str = "ted_unpunctuated", data_dir_path: str | os.PathLike | None = None) -> datasets.Dataset:
+    """Unlabelled speech-domain text (``doc_id``, ``text``): the TEDx / TED archive talks that have no
+    human punctuation (auto-captions). For MLM adaptation and n-gram LMs, not for labels."""
+    if name != "ted_unpunctuated":
+        raise ValueError(f"unknown unlabelled corpus {name!r}; known: ['ted_unpunctuated']")
+    path = data_dir(data_dir_path) / "ted" / "talks.jsonl"
+    rows = [{"doc_id": doc_id, "text": text} for doc_id, text in read_ted_unpunctuated(path)]
+    return datasets.Dataset.from_list(rows)
 
 
 def _examples(

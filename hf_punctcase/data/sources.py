@@ -142,3 +142,109 @@ def labeled_chunks(
                 "punct": [punct2id[p] for p in labeled.punct[start : start + chunk_words]],
                 "case": [case2id[c] if with_casing else -100 for c in labeled.case[start : start + chunk_words]],
             }
+
+
+# ---- conversational and general text ---------------------------------------------------------------
+# DailyDialog glues some sentences together ("far.Can"); a mark between a lowercase and an uppercase
+# letter starts a new word.
+_GLUED_SENTENCE = re.compile(r"(?<=[a-z])([.?!,])(?=[A-Z])")
+
+
+def read_dailydialog(path: str | os.PathLike) -> Iterator[tuple[str, str]]:
+    """DailyDialog (``dialogues_<split>.txt``): one dialogue a line, turns split by ``__eou__``, marks
+    spaced out ("sir ."); spaced marks attach to the word before when parsed."""
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle):
+            text = _GLUED_SENTENCE.sub(r"\1 ", line.replace("__eou__", " "))
+            if text.strip():
+                yield f"dailydialog/{Path(path).stem}/{number}", text
+
+
+def read_fortunes(path: str | os.PathLike) -> Iterator[tuple[str, str]]:
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle):
+            record = json.loads(line)
+            yield f"fortunes/{record['file']}/{number}", record["text"]
+
+
+def read_wikipedia(folder: str | os.PathLike) -> Iterator[tuple[str, str]]:
+    """Wikipedia sample articles, then the Lee news corpus (one document a line)."""
+    folder = Path(folder)
+    with open(folder / "enwiki_sample_plaintext.jsonl", encoding="utf-8") as handle:
+        for line in handle:
+            record = json.loads(line)
+            yield f"wikipedia/{record['title']}", record["text"]
+    lee = folder / "lee_background.cor"
+    if lee.is_file():
+        for number, line in enumerate(lee.read_text(encoding="utf-8", errors="replace").splitlines()):
+            if line.strip():
+                yield f"lee/{number}", line
+
+
+# MTSamples' scrape turned line breaks into commas: "PLAN:,1. She will", "allergies.,  She used".
+_LINE_BREAK_COMMA = re.compile(r"([.:?!])\s*,\s*")
+
+
+def repair_mtsamples(text: str) -> str:
+    return _LINE_BREAK_COMMA.sub(r"\1 ", text.strip().lstrip(","))
+
+
+def read_mtsamples(path: str | os.PathLike) -> Iterator[tuple[str, str]]:
+    """MTSamples reports, repaired, each unique transcription once (the CSV repeats reports under
+    several specialties)."""
+    seen: set[str] = set()
+    with open(path, encoding="utf-8", newline="") as handle:
+        for row in csv.DictReader(handle):
+            text = row["transcription"].strip()
+            if not text or text in seen:
+                continue
+            seen.add(text)
+            yield f"mtsamples/{row['note_id'] if 'note_id' in row else len(seen)}", repair_mtsamples(text)
+
+
+def read_masc(folder: str | os.PathLike) -> Iterator[tuple[str, str]]:
+    """MASC plain text, spoken and written; the MS98 Switchboard files are lowercase and unpunctuated
+    and are skipped."""
+    for path in sorted(Path(folder).rglob("*.txt")):
+        if "ms98" in path.name.lower():
+            continue
+        yield f"masc/{path.relative_to(folder).with_suffix('')}", path.read_text(encoding="utf-8", errors="replace")
+
+
+def _brown_detokenised(raw: str) -> str:
+    tokens = []
+    for tagged in raw.split():
+        word = tagged.rsplit("/", 1)[0]
+        if word in ("``", "''"):
+            continue  # quotes are not labelled
+        tokens.append(word)
+    return " ".join(tokens)
+
+
+def read_nltk(folder: str | os.PathLike) -> Iterator[tuple[str, str]]:
+    """NLTK corpora: Gutenberg, State of the Union, inaugural, ABC, webtext (one document a file), and
+    Brown (``word/TAG`` tokens, detokenised: marks are separate tokens that attach when parsed)."""
+    import zipfile
+
+    folder = Path(folder)
+    for corpus in ("gutenberg", "state_union", "inaugural", "abc", "webtext"):
+        for path in sorted((folder / corpus).glob("*.txt")):
+            yield f"nltk/{corpus}/{path.stem}", path.read_text(encoding="utf-8", errors="replace")
+    brown = folder / "brown_tagged.zip"
+    if brown.is_file():
+        with zipfile.ZipFile(brown) as archive:
+            for name in sorted(archive.namelist()):
+                stem = name.rsplit("/", 1)[-1]
+                if re.fullmatch(r"c[a-r]\d\d", stem):
+                    yield f"nltk/brown/{stem}", _brown_detokenised(archive.read(name).decode("utf-8", "replace"))
+
+
+def read_aci_asr_pairs(folder: str | os.PathLike, split: str = "valid") -> Iterator[tuple[str, str, str]]:
+    """ACI-BENCH virtscribe encounters as ``(id, asr dialogue, human transcript)``: real ASR errors on
+    medical conversations, kept paired for aligned (ASR-mode) evaluation."""
+    folder = Path(folder)
+    asr = {row["id"]: row["dialogue"] for row in csv.DictReader(open(folder / f"{split}_virtscribe_asr.csv", newline=""))}
+    human_path = folder / f"{split}_virtscribe_humantrans.csv"
+    for row in csv.DictReader(open(human_path, newline="")):
+        if row["id"] in asr:
+            yield row["id"], _ACI_SPEAKER_TAG.sub(" ", asr[row["id"]]), _ACI_SPEAKER_TAG.sub(" ", row["dialogue"])
