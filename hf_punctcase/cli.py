@@ -1,4 +1,4 @@
-"""Command line: ``hf-punctcase restore``."""
+"""Command line: ``hf-punctcase restore`` and ``hf-punctcase stats``."""
 
 from __future__ import annotations
 
@@ -56,6 +56,27 @@ def restore(args) -> int:
     return 0
 
 
+def stats(args) -> int:
+    from .data import SOURCES, load_punct_case_dataset
+    from .data.stats import split_stats, stats_table
+
+    names = args.corpus or [name for name in SOURCES if name != "text"]
+    unknown = sorted(set(names) - set(SOURCES))
+    if unknown:
+        print(f"hf-punctcase: error: unknown corpora {unknown}; known: {sorted(SOURCES)}", file=sys.stderr)
+        return 2
+    rows = []
+    for name in names:
+        try:
+            corpus = load_punct_case_dataset(name, args.data_dir, max_words=args.max_words)
+        except FileNotFoundError as error:
+            print(f"hf-punctcase: error: {error}", file=sys.stderr)
+            return 2
+        rows += [(name, split, split_stats(corpus[split])) for split in corpus]
+    print(stats_table(rows))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="hf-punctcase", description="Punctuation and truecasing for ASR transcripts.")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -74,6 +95,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--keep-punctuation", action="store_true", help="keep marks already in the input instead of predicting them"
     )
     restore_parser.set_defaults(handler=restore)
+    stats_parser = commands.add_parser(
+        "stats", help="words and label counts per corpus and split", description="Words and label counts per corpus and split."
+    )
+    stats_parser.add_argument("corpus", nargs="*", help="corpora (default: every corpus in the data folder)")
+    stats_parser.add_argument("--data-dir", help="corpus folder (default ../shared/data)")
+    stats_parser.add_argument("--max-words", type=int, default=200, help="words per example")
+    stats_parser.set_defaults(handler=stats)
     return parser
 
 
@@ -82,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "restore" and args.text is not None and args.input:
         parser.error("give a TEXT argument or --input, not both")
-    if args.batch_size < 1:
+    if args.command == "restore" and args.batch_size < 1:
         parser.error("--batch-size must be ≥ 1")
     return args.handler(args)
 

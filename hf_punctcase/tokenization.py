@@ -71,3 +71,45 @@ def tokenize_and_align_labels(
     encoding["punct_labels"] = [align_labels(encoding.word_ids(i), p) for i, p in enumerate(punct_batch)]
     encoding["case_labels"] = [align_labels(encoding.word_ids(i), c) for i, c in enumerate(case_batch)]
     return encoding
+
+
+def tokenize_dataset(
+    dataset,
+    tokenizer: PreTrainedTokenizerBase,
+    max_length: int = 256,
+    stride: int = 32,
+    lowercase: bool = True,
+    num_proc: int | None = None,
+):
+    """Tokenise a labelled dataset (``words``, ``punct``, ``case`` columns) for training.
+
+    Labels sit on first subwords, -100 elsewhere and where a source gave no label (-1). An example
+    longer than ``max_length`` subwords becomes several, overlapping by ``stride`` subwords; a word cut
+    at the start of a continuation window is not labelled there (its first subword is in the window
+    before). `datasets` caches the result.
+    """
+
+    def encode(batch):
+        encoding = tokenizer(
+            [model_words(words, lowercase) for words in batch["words"]],
+            is_split_into_words=True,
+            truncation=True,
+            max_length=max_length,
+            stride=stride,
+            return_overflowing_tokens=True,
+        )
+        origins = encoding.pop("overflow_to_sample_mapping")
+        columns = {name: [] for name in ("punct_labels", "case_labels")}
+        previous_origin = None
+        for i, origin in enumerate(origins):
+            word_ids = list(encoding.word_ids(i))
+            if origin == previous_origin:  # a continuation window: its first word may be cut
+                first = next((w for w in word_ids if w is not None), None)
+                word_ids = [None if w == first else w for w in word_ids]
+            previous_origin = origin
+            for name, source in (("punct_labels", "punct"), ("case_labels", "case")):
+                labels = [IGNORE_INDEX if label < 0 else label for label in batch[source][origin]]
+                columns[name].append(align_labels(word_ids, labels))
+        return {**encoding, **columns}
+
+    return dataset.map(encode, batched=True, remove_columns=dataset.column_names, num_proc=num_proc)

@@ -62,6 +62,7 @@ def corpus(tmp_path, monkeypatch):
             writer = csv.DictWriter(handle, ["dataset", "encounter_id", "dialogue", "note"])
             writer.writeheader()
             writer.writerow({"dataset": "aci", "encounter_id": f"D{name}", "dialogue": "[doctor] hi , brian . how are you ?\n[patient] good .", "note": "x"})
+            writer.writerow({"dataset": "aci", "encounter_id": "raw", "dialogue": "[doctor] hi brian how are you [patient] good", "note": "x"})
     return root
 
 
@@ -91,6 +92,7 @@ def test_swda_mts_aci_and_che(corpus):
     mts = load_punct_case_dataset("mts_dialog", corpus)
     assert mts["train"][0]["words"] == ["any", "chest", "pain", "no", "none"]  # speaker tags removed
     aci = load_punct_case_dataset("aci_bench", corpus)
+    assert len(aci["validation"]) == 1  # the dialogue without any punctuation gives no labels
     row = aci["validation"][0]
     assert row["words"] == ["hi", "brian", "how", "are", "you", "good"]
     assert [PUNCT[p] for p in row["punct"]] == ["COMMA", "PERIOD", "O", "O", "QUESTION", "PERIOD"]
@@ -141,6 +143,9 @@ def test_che_round_trip(tmp_path):
     assert (tmp_path / "out.tsv").read_text().splitlines()[:2] == ["we're\tO", "sure\tCOMMA"]
     back = read_che(tmp_path / "out.tsv")
     assert back.words == examples[0].words and back.punct == examples[0].punct
+    (tmp_path / "nbsp.tsv").write_text("so\tO\n\u00a0\tCOMMA\nyes\tPERIOD\n")
+    spaced = read_che(tmp_path / "nbsp.tsv")
+    assert spaced.words == ["so", "yes"] and spaced.punct == ["COMMA", "PERIOD"]
     (tmp_path / "bad.tsv").write_text("no tab here\n")
     with pytest.raises(ValueError, match="bad.tsv:1"):
         read_che(tmp_path / "bad.tsv")
@@ -228,3 +233,52 @@ def test_unlabeled_ted(corpus):
 
     unlabeled = load_unlabeled_dataset(data_dir_path=corpus)
     assert unlabeled["text"] == ["no marks here"]
+
+
+def test_stats_command(corpus, capsys):
+    from hf_punctcase.cli import main
+
+    assert main(["stats", "aci_bench", "swda", "--data-dir", str(corpus)]) == 0
+    table = capsys.readouterr().out.splitlines()
+    assert table[0].startswith("| corpus | split | examples | words | COMMA | PERIOD | QUESTION |")
+    aci_validation = next(line for line in table if line.startswith("| aci_bench | validation"))
+    # "hi , brian . how are you ? good ." → 6 words, 1 comma, 2 periods, 1 question, no casing
+    assert aci_validation.split(" | ")[2:9] == ["1", "6", "1", "2", "1", "0", "0"]
+    assert aci_validation.split(" | ")[-2] == "6"
+    assert main(["stats", "nope"]) == 2
+
+
+def test_fortunes_and_wikipedia(tmp_path, monkeypatch):
+    monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "cache"))
+    (tmp_path / "general" / "fortunes").mkdir(parents=True)
+    (tmp_path / "general" / "fortunes" / "fortunes.jsonl").write_text(
+        json.dumps({"file": "art", "text": "7:30, Channel 5:\n\tThe Bionic Dog drinks too much."}) + "\n"
+    )
+    ds = load_punct_case_dataset("fortunes", tmp_path)
+    row = next(r for split in ds for r in ds[split])
+    assert row["words"] == ["7:30", "channel", "5", "the", "bionic", "dog", "drinks", "too", "much"]
+    assert [PUNCT[p] for p in row["punct"]] == ["COMMA", "O", "COMMA", "O", "O", "O", "O", "O", "PERIOD"]
+    wiki = tmp_path / "general" / "wikipedia_sample"
+    wiki.mkdir(parents=True)
+    (wiki / "enwiki_sample_plaintext.jsonl").write_text(json.dumps({"title": "Anarchism", "text": "Anarchism is a philosophy."}) + "\n")
+    (wiki / "lee_background.cor").write_text("The NSW fires burned.\n\nRain came.\n")
+    ds = load_punct_case_dataset("wikipedia", tmp_path)
+    docs = sorted({d for split in ds for d in ds[split]["doc_id"]})
+    assert docs == ["lee/0", "lee/2", "wikipedia/Anarchism"]
+    nsw = next(r for split in ds for r in ds[split] if r["doc_id"] == "lee/0")
+    assert nsw["case"][1] == 2  # NSW → ALL_UPPER
+
+
+def test_cache_follows_user_files(tmp_path, monkeypatch):
+    import os
+    import time
+
+    monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "cache"))
+    path = tmp_path / "mine.txt"
+    path.write_text("First version.")
+    first = load_punct_case_dataset("text", data_files=[path])
+    assert [w for split in first for w in _words(first[split])] == ["first", "version"]
+    path.write_text("Second version, longer.")
+    os.utime(path, ns=(time.time_ns(), time.time_ns() + 10**9))
+    second = load_punct_case_dataset("text", data_files=[path])
+    assert [w for split in second for w in _words(second[split])] == ["second", "version", "longer"]

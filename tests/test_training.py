@@ -96,3 +96,20 @@ def test_score_labels_by_hand():
     assert scores["punct_QUESTION_f1"] == 0.0
     # micro over non-O: tp 2, fp 2, fn 2 → P = R = F1 = 0.5
     assert np.isclose(scores["punct_overall_f1"], 0.5)
+
+
+def test_tokenize_dataset_with_stride(tiny_tokenizer):
+    import datasets
+
+    from hf_punctcase.tokenization import tokenize_dataset
+
+    words = [f"w{i % 7}" if i % 5 else "technical" for i in range(120)]
+    rows = {"words": [words, ["so", "what"]], "punct": [[i % 4 for i in range(120)], [0, 3]],
+            "case": [[-1] * 120, [1, 0]]}
+    tokenized = tokenize_dataset(datasets.Dataset.from_dict(rows), tiny_tokenizer, max_length=64, stride=8)
+    assert len(tokenized) > 2  # the long example overflowed into several windows
+    assert all(len(ids) <= 64 for ids in tokenized["input_ids"])
+    assert all(label == -100 for row in tokenized["case_labels"][:-1] for label in row)  # -1 → ignored
+    assert [label for label in tokenized["case_labels"][-1] if label != -100] == [1, 0]
+    # every word of the long example is labelled at least once (overlapping windows may label some twice)
+    assert sum(label != -100 for row in tokenized["punct_labels"][:-1] for label in row) >= len(words)

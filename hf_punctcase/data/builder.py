@@ -189,8 +189,25 @@ def load_unlabeled_dataset(name: str = "ted_unpunctuated", data_dir_path: str | 
     return datasets.Dataset.from_list(rows)
 
 
+def _code_version() -> str:
+    """Hash of the code that turns corpora into examples. `datasets` keys its cache on the generator
+    and its arguments but not on the readers it calls, so a fixed reader must change the key."""
+    package = Path(__file__).resolve().parents[1]
+    digest = hashlib.sha1()
+    for path in sorted([*package.joinpath("data").glob("*.py"), package / "labels.py"]):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
 def _examples(
-    name: str, root: str | None, split: str, max_words: int, punct_labels: tuple, case_labels: tuple, options: dict
+    name: str,
+    root: str | None,
+    split: str,
+    max_words: int,
+    punct_labels: tuple,
+    case_labels: tuple,
+    options: dict,
+    code_version: str = "",
 ):
     scheme = LabelScheme(tuple(punct_labels), tuple(case_labels))
     reader, domain, _ = SOURCES[name]
@@ -233,6 +250,8 @@ def load_punct_case_dataset(
     root = None if name == "text" else str(data_dir(data_dir_path))
     if "data_files" in options:
         options["data_files"] = [str(Path(f).resolve()) for f in options["data_files"]]
+        # User files change: their size and time are part of the cache key.
+        options["files_signature"] = [(f, os.stat(f).st_size, os.stat(f).st_mtime_ns) for f in options["data_files"]]
     result = {}
     for split in SOURCES[name][2]:
         kwargs = {
@@ -244,6 +263,7 @@ def load_punct_case_dataset(
             "punct_labels": tuple(scheme.punct_labels),
             "case_labels": tuple(scheme.case_labels),
             "options": options,
+            "code_version": _code_version(),
         }
         if next(_examples(**kwargs), None) is None:  # the corpus has no document in this split
             continue

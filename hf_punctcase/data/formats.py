@@ -32,6 +32,10 @@ def read_che(path: str | os.PathLike, join_contractions: bool = True) -> Labeled
                 token, label = line.split("\t")
             except ValueError:
                 raise ValueError(f"{path}:{number}: expected 'token<TAB>LABEL', got {line!r}") from None
+            if not token.split():  # a whitespace-only token (e.g. U+00A0) is no word: its label moves back
+                if words and label != "O":
+                    punct[-1] = label
+                continue
             if join_contractions and words and (token.startswith("'") or token == "n't"):
                 words[-1] += token
                 punct[-1] = label

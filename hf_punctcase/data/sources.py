@@ -92,11 +92,17 @@ def read_ted_unpunctuated(path: str | os.PathLike) -> Iterator[tuple[str, str]]:
             yield f"ted/{talk['collection']}/{talk['title']}", clean_ted_text(talk["text"])
 
 
-def read_aci_bench(path: str | os.PathLike, id_column: str | None = None) -> Iterator[tuple[str, str]]:
+def read_aci_bench(
+    path: str | os.PathLike, id_column: str | None = None, punctuated_only: bool = True
+) -> Iterator[tuple[str, str]]:
     """ACI-BENCH dialogues ("[doctor] hi , brian ."): speaker tags removed; spaced marks attach to
-    the word before when parsed. The dialogues are lowercase: they give punctuation labels only."""
+    the word before when parsed. The dialogues are lowercase: they give punctuation labels only.
+    Some dialogues (most of the "aci" subset) carry no punctuation at all; they cannot give labels
+    and are skipped unless ``punctuated_only=False``."""
     with open(path, encoding="utf-8", newline="") as handle:
         for row in csv.DictReader(handle):
+            if punctuated_only and not re.search(r"\s[,.?]\s", row["dialogue"]):
+                continue
             key = row.get(id_column) if id_column else row.get("encounter_id") or row.get("id")
             yield f"aci_bench/{Path(path).stem}/{key}", _ACI_SPEAKER_TAG.sub(" ", row["dialogue"])
 
