@@ -12,7 +12,6 @@ word up to case plus trailing punctuation.
 from __future__ import annotations
 
 import sys
-import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -20,8 +19,8 @@ import numpy as np
 import torch
 from transformers.pipelines.base import ChunkPipeline
 
-from .labels import LabelScheme, apply_case, split_trailing_marks
-from .tokenization import first_subword_positions, tokenize_words
+from .labels import LabelScheme, apply_case, is_latin_letter, split_trailing_marks
+from .tokenization import first_subword_positions, model_words as encoder_words, tokenize_words
 
 #: Words longer than this are passed through untouched and shown to the model as one unknown token.
 MAX_WORD_CHARS = 100
@@ -64,11 +63,7 @@ def plan_windows(num_words: int, window_words: int, context_words: int) -> Itera
 def _is_opaque(word: str) -> bool:
     """Tokens an English model cannot punctuate or case (no Latin letter or digit: emoji, symbols,
     other scripts; or over-long tokens): passed through exactly as written."""
-    return len(word) > MAX_WORD_CHARS or not any(ch.isalnum() and ch.isascii() or _is_latin_letter(ch) for ch in word)
-
-
-def _is_latin_letter(ch: str) -> bool:
-    return ch.isalpha() and "LATIN" in unicodedata.name(ch, "")
+    return len(word) > MAX_WORD_CHARS or not any(ch.isalnum() and ch.isascii() or is_latin_letter(ch) for ch in word)
 
 
 class PunctCasePipeline(ChunkPipeline):
@@ -116,7 +111,6 @@ class PunctCasePipeline(ChunkPipeline):
             preprocess["context_words"] = context_words
         postprocess = {}
         if keep_punctuation is not None:
-            preprocess["keep_punctuation"] = keep_punctuation
             postprocess["keep_punctuation"] = keep_punctuation
         if progress is not None:
             preprocess["progress"] = progress
@@ -152,7 +146,6 @@ class PunctCasePipeline(ChunkPipeline):
         text: str,
         window_words: int = 200,
         context_words: int = 50,
-        keep_punctuation: bool = False,
         progress: bool | None = None,
     ):
         cores, marks = [], []
@@ -162,7 +155,12 @@ class PunctCasePipeline(ChunkPipeline):
                 core, trail = token, ""
             cores.append(core)
             marks.append(trail)
-        model_words = ["[UNK]" if len(w) > MAX_WORD_CHARS else w for w in cores]
+        # As the encoder sees them; an over-long token becomes the unknown token (after lowercasing,
+        # so that "[UNK]" stays the special token).
+        model_words = [
+            self.tokenizer.unk_token if len(w) > MAX_WORD_CHARS else w
+            for w in encoder_words(cores, self.model.config.lowercase_input)
+        ]
         windows = list(plan_windows(len(cores), window_words, context_words))
         show = progress if progress is not None else (len(windows) > 20 and sys.stderr.isatty())
         bar = None
@@ -203,15 +201,10 @@ class PunctCasePipeline(ChunkPipeline):
 
     def _fit(self, words: list[str], window: Window):
         """Yield ``(window, encoding)``, splitting a window whose subwords exceed the encoder's limit."""
-        encoding = tokenize_words(
-            self.tokenizer, [words[window.start : window.end]], 10**9, self.model.config.lowercase_input
-        )
+        encoding = tokenize_words(self.tokenizer, [words[window.start : window.end]], 10**9, lowercase=False)
         if len(encoding["input_ids"][0]) <= self.max_length or window.end - window.start == 1:
             if len(encoding["input_ids"][0]) > self.max_length:  # one word alone overflows: keep its start
-                encoding = tokenize_words(
-                    self.tokenizer, [words[window.start : window.end]], self.max_length,
-                    self.model.config.lowercase_input,
-                )
+                encoding = tokenize_words(self.tokenizer, [words[window.start : window.end]], self.max_length, lowercase=False)
             yield window, encoding
             return
         context = (window.core_start - window.start) // 2

@@ -70,13 +70,13 @@ LABELLED_MARKS = ".,?!:;-…"
 _ABBREVIATION = re.compile(r"^(?:[A-Za-z]\.){2,}$|^(?:mr|mrs|ms|dr|st|jr|sr|vs|etc|prof|inc|ltd|co|no)\.$", re.I)
 
 
+def is_latin_letter(ch: str) -> bool:
+    return ch.isalpha() and "LATIN" in unicodedata.name(ch, "")
+
+
 def _is_latin_word(word: str) -> bool:
     """True when every cased letter of ``word`` is Latin, so that English casing rules apply."""
-    for ch in word:
-        if ch.isalpha() and ch.lower() != ch.upper():
-            if "LATIN" not in unicodedata.name(ch, ""):
-                return False
-    return True
+    return all(is_latin_letter(ch) for ch in word if ch.isalpha() and ch.lower() != ch.upper())
 
 
 # The possessive clitic is written in lowercase whatever the casing of its stem ("NASA's").
