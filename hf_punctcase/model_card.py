@@ -73,7 +73,7 @@ def render_model_card(data: ModelCardData) -> str:
         "import hf_punctcase",
         "from transformers import pipeline",
         'p = pipeline("punct-case")  # this model is the embedded default' if data.model_name.endswith("default")
-        else f'p = pipeline("punct-case", model="PATH")',
+        else 'p = pipeline("punct-case", model="PATH")',
         'p("so what are the risks i am not technical")["text"]',
         "```",
         "",

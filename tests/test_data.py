@@ -108,7 +108,7 @@ def test_switchboard_disfluency(tmp_path, monkeypatch):
     folder = tmp_path / "conversational" / "switchboard_disfluency_sample"
     folder.mkdir(parents=True)
     calls = []
-    for call in range(12):
+    for _ in range(12):
         calls += [
             "A.1: {F Uh, } do you have a pet? /",
             "B.2: {D Well, } [ I wouldn't, + {F uh, } I definitely wouldn't ] say that, / {C and } it's",

@@ -17,7 +17,12 @@ from pathlib import Path
 
 import datasets
 
-from ..labels import DEFAULT_CASE_LABELS, DEFAULT_PUNCT_LABELS, LabeledWords, LabelScheme
+from ..labels import (
+    DEFAULT_CASE_LABELS,
+    DEFAULT_PUNCT_LABELS,
+    LabeledWords,
+    LabelScheme,
+)
 from .disfluency import DISFLUENCY_LABELS, read_switchboard_disfluency
 from .formats import read_che
 from .sources import (
@@ -25,16 +30,16 @@ from .sources import (
     read_aci_bench,
     read_dailydialog,
     read_fortunes,
+    read_iwslt_cased,
     read_masc,
+    read_mts_dialog,
     read_mtsamples,
     read_nltk,
-    read_ted_unpunctuated,
-    read_wikipedia,
-    read_iwslt_cased,
-    read_mts_dialog,
     read_swda,
     read_ted_talks,
+    read_ted_unpunctuated,
     read_text_files,
+    read_wikipedia,
 )
 
 NO_LABEL = -1
