@@ -35,6 +35,7 @@ from hf_punctcase.data import (  # noqa: E402
     read_mts_dialog,
     read_swda,
 )
+from hf_punctcase.evaluation import restore_references  # noqa: E402
 from hf_punctcase.labels import LabeledWords, LabelScheme, case_label_of  # noqa: E402
 from hf_punctcase.metrics import PunctCase  # noqa: E402
 
@@ -82,14 +83,9 @@ def main() -> None:
 
     report = {}
     for name, (references, has_casing) in dev_sets(root, scheme).items():
-        start = time.perf_counter()
-        results = restorer([" ".join(ref.words) for ref in references], batch_size=args.batch_size)
-        seconds = time.perf_counter() - start
+        predictions, seconds = restore_references(restorer, references, args.batch_size)
         punct_pairs, case_pairs, truecase_pairs = [], [], []
-        for ref, result in zip(references, results):
-            predicted = result["words"]
-            if len(predicted) != len(ref.words):
-                raise RuntimeError(f"{name}: {len(ref.words)} reference words but {len(predicted)} restored")
+        for ref, predicted in zip(references, predictions):
             punct_pairs += [(r, w["punctuation"]) for r, w in zip(ref.punct, predicted)]
             if has_casing:
                 case_pairs += [(r, w["casing"]) for r, w in zip(ref.case, predicted)]

@@ -6,11 +6,12 @@ Convention (DESIGN.md): punctuation "overall" is the micro average over every cl
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 
 import numpy as np
 
-from .labels import LabelScheme
+from .labels import LabeledWords, LabelScheme
 from .metrics import PunctCase
 from .modeling import IGNORE_INDEX
 
@@ -71,6 +72,25 @@ def compute_metrics_for(scheme: LabelScheme):
     return compute_metrics
 
 
+def restore_references(restorer, references: Sequence[LabeledWords], batch_size: int = 16) -> tuple[list[list[dict]], float]:
+    """Run a punct-case pipeline on each reference's words, lowercased and unpunctuated as ASR gives
+    them. Returns the per-document word entries and the seconds taken.
+
+    Raises if a result has another number of words than its reference: labels zipped out of step
+    would score as a silently wrong figure.
+    """
+    start = time.perf_counter()
+    results = restorer([" ".join(ref.words) for ref in references], batch_size=batch_size)
+    seconds = time.perf_counter() - start
+    for index, (ref, result) in enumerate(zip(references, results)):
+        if len(result["words"]) != len(ref.words):
+            raise RuntimeError(
+                f"document {index}: {len(ref.words)} reference words but {len(result['words'])} restored; "
+                "a reference word that str.split() does not see as one word (e.g. U+00A0) shifts the labels"
+            )
+    return [result["words"] for result in results], seconds
+
+
 def evaluate_pipeline(restorer, documents: Sequence[tuple[str, str]], batch_size: int = 16) -> dict[str, float]:
     """Score a punct-case pipeline on punctuated reference documents through its public interface.
 
@@ -78,19 +98,15 @@ def evaluate_pipeline(restorer, documents: Sequence[tuple[str, str]], batch_size
     unpunctuated (ASR-like), one document per input, and its per-word labels are scored.
     Returns the per-class scores plus ``words`` and ``words_per_second``.
     """
-    import time
-
     scheme: LabelScheme = restorer.scheme
     references = [scheme.parse(text) for _, text in documents]
-    start = time.perf_counter()
-    results = restorer([" ".join(ref.words) for ref in references], batch_size=batch_size)
-    seconds = time.perf_counter() - start
+    predictions, seconds = restore_references(restorer, references, batch_size)
     true_punct, pred_punct, true_case, pred_case = [], [], [], []
-    for ref, result in zip(references, results):
+    for ref, predicted in zip(references, predictions):
         true_punct += ref.punct
         true_case += ref.case
-        pred_punct += [w["punctuation"] for w in result["words"]]
-        pred_case += [w["casing"] for w in result["words"]]
+        pred_punct += [w["punctuation"] for w in predicted]
+        pred_case += [w["casing"] for w in predicted]
     scores = score_labels(scheme, true_punct, pred_punct, true_case, pred_case)
     scores["words"] = len(true_punct)
     scores["words_per_second"] = len(true_punct) / seconds

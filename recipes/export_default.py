@@ -108,7 +108,7 @@ def main() -> None:
         notes=[
             "Licence: TED (CC BY-NC-ND 3.0) and SwDA (CC BY-NC-SA 3.0) are non-commercial licences, so this "
             "checkpoint is for non-commercial use only; read the TED terms (no derivatives) before redistributing it.",
-            "This is a first model: 80 minutes on 2 CPU cores, 0.69 epoch. It is the baseline that later recipes "
+            "This is a first model (see Training for its budget): the baseline that later recipes "
             "(MLM adaptation, two-stage finetuning, distillation) must beat on the same dev sets.",
         ],
     )

@@ -158,3 +158,16 @@ def test_bad_model_paths(tmp_path, tiny_model_dir):
         hf_punctcase.load_pipeline(tmp_path)
     with pytest.raises(FileNotFoundError, match="not a folder"):
         hf_punctcase.load_pipeline(tmp_path / "config.json")
+
+
+def test_evaluation_refuses_misaligned_references(tiny_pipeline):
+    """A reference word that whitespace splitting does not see as a word would shift every label after it."""
+    from hf_punctcase.evaluation import restore_references
+    from hf_punctcase.labels import LabeledWords
+
+    aligned = LabeledWords(["so", "what"], ["O", "QUESTION"], ["UPPER_FIRST", "LOWER"])
+    predictions, _ = restore_references(tiny_pipeline, [aligned])
+    assert len(predictions[0]) == 2
+    shifted = LabeledWords(["so", "\u00a0", "what"], ["O", "COMMA", "QUESTION"], ["UPPER_FIRST", "LOWER", "LOWER"])
+    with pytest.raises(RuntimeError, match="document 0: 3 reference words but 2 restored"):
+        restore_references(tiny_pipeline, [shifted])

@@ -257,6 +257,7 @@ def load_punct_case_dataset(
         options["data_files"] = [str(Path(f).resolve()) for f in options["data_files"]]
         # User files change: their size and time are part of the cache key.
         options["files_signature"] = [(f, os.stat(f).st_size, os.stat(f).st_mtime_ns) for f in options["data_files"]]
+    code_version = _code_version()
     result = {}
     for split in SOURCES[name][2]:
         kwargs = {
@@ -268,7 +269,7 @@ def load_punct_case_dataset(
             "punct_labels": tuple(scheme.punct_labels),
             "case_labels": tuple(scheme.case_labels),
             "options": options,
-            "code_version": _code_version(),
+            "code_version": code_version,
         }
         if next(_examples(**kwargs), None) is None:  # the corpus has no document in this split
             continue

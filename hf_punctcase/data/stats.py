@@ -7,6 +7,7 @@ from collections import Counter
 import datasets
 
 from .builder import NO_LABEL
+from .disfluency import DISFLUENCY_LABELS
 
 
 def split_stats(dataset: datasets.Dataset) -> dict:
@@ -29,7 +30,7 @@ def split_stats(dataset: datasets.Dataset) -> dict:
         **{name: punct[i] for i, name in enumerate(punct_names) if name != "O"},
         **{name: case[i] for i, name in enumerate(case_names) if name != "LOWER"},
         "no casing": case[NO_LABEL],
-        "disfluent": disfluency[1],
+        "disfluent": disfluency[DISFLUENCY_LABELS.index("DISFLUENT")],
     }
 
 
