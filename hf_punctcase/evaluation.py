@@ -111,3 +111,40 @@ def evaluate_pipeline(restorer, documents: Sequence[tuple[str, str]], batch_size
     scores["words"] = len(true_punct)
     scores["words_per_second"] = len(true_punct) / seconds
     return scores
+
+
+def evaluate_dataset(restorer, dataset, batch_size: int = 16) -> dict[str, float]:
+    """Score a punct-case pipeline on a labelled dataset (``load_punct_case_dataset`` features).
+
+    Consecutive examples of a document are joined again, so the pipeline sees whole documents as a
+    user would send them. Labels a source could not give (-1) are left out of the scores; casing is
+    scored only when the dataset has casing labels.
+    """
+    scheme: LabelScheme = restorer.scheme
+    documents: list[tuple[list[str], list[int], list[int]]] = []
+    previous = None
+    for row in dataset:
+        if row["doc_id"] != previous:
+            documents.append(([], [], []))
+            previous = row["doc_id"]
+        words, punct, case = documents[-1]
+        words += row["words"]
+        punct += row["punct"]
+        case += row["case"]
+    references = [LabeledWords(words, ["O"] * len(words), ["LOWER"] * len(words)) for words, _, _ in documents]
+    predictions, seconds = restore_references(restorer, references, batch_size)
+    pairs: dict[str, tuple[list[str], list[str]]] = {"punct": ([], []), "case": ([], [])}
+    for (_, punct, case), predicted in zip(documents, predictions):
+        for name, labels, names, key in (
+            ("punct", punct, dataset.features["punct"].feature.names, "punctuation"),
+            ("case", case, dataset.features["case"].feature.names, "casing"),
+        ):
+            for label, word in zip(labels, predicted):
+                if label >= 0:
+                    pairs[name][0].append(names[label])
+                    pairs[name][1].append(word[key])
+    has_case = bool(pairs["case"][0])
+    scores = score_labels(scheme, *pairs["punct"], *(pairs["case"] if has_case else (None, None)))
+    scores["words"] = sum(len(words) for words, _, _ in documents)
+    scores["words_per_second"] = scores["words"] / seconds
+    return scores

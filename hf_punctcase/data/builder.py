@@ -275,3 +275,24 @@ def load_punct_case_dataset(
             continue
         result[split] = datasets.Dataset.from_generator(_examples, features=features_for(scheme), gen_kwargs=kwargs, split=split)
     return datasets.DatasetDict(result)
+
+
+#: name → (what it is, its licence), for model cards: a checkpoint carries its data's restrictions.
+LICENCES: dict[str, tuple[str, str]] = {
+    "ted": ("TED talks, punctuated (duplicates and IWSLT dev/test talks excluded)", "CC BY-NC-ND 3.0"),
+    "iwslt_dev2012": ("IWSLT dev2012 (TED)", "CC BY-NC-ND 3.0"),
+    "swda": ("Switchboard Dialog Act corpus", "CC BY-NC-SA 3.0"),
+    "switchboard_disfluency": ("Switchboard calls with Meteer disfluency markup", "Open Content License"),
+    "dailydialog": ("DailyDialog written dialogues", "CC BY-NC-SA 4.0"),
+    "masc": ("MASC spoken and written (MS98 excluded)", "research + commercial (MASC terms)"),
+    "nltk": ("NLTK corpora: Gutenberg, State of the Union, inaugural, ABC, webtext, Brown", "public domain / not stated"),
+    "wikipedia": ("Wikipedia articles + Lee news corpus", "CC BY-SA"),
+    "fortunes": ("fortune-cookie quotes (Debian fortunes)", "BSD-style, mixed"),
+    "mtsamples": ("MTSamples medical transcription reports", "CC0"),
+    "mts_dialog": ("MTS-Dialog doctor–patient dialogues", "CC BY 4.0"),
+    "aci_bench": ("ACI-BENCH doctor–patient dialogues (punctuation only)", "CC BY 4.0"),
+    "text": ("the user's own text", "as the user's data"),
+}
+
+#: Licences that forbid commercial use.
+NON_COMMERCIAL = {"CC BY-NC-ND 3.0", "CC BY-NC-SA 3.0", "CC BY-NC-SA 4.0"}

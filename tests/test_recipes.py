@@ -1,0 +1,197 @@
+"""The recipes end to end on tiny random models and fixture data: finetune (with LoRA), two-stage,
+MLM adaptation with punctuation masking, n-gram sampling, and corpus restoration with accelerate."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+from safetensors.torch import load_file
+
+import hf_punctcase
+from hf_punctcase.mlm import DataCollatorForPunctuationMasking, masked_lm_from_encoder
+
+from conftest import write_punctuated_corpus
+
+RECIPES = Path(__file__).resolve().parents[1] / "recipes"
+sys.path.insert(0, str(RECIPES))
+
+import finetune  # noqa: E402
+import mlm_adapt  # noqa: E402
+import two_stage  # noqa: E402
+
+TINY_TRAINING = [
+    "--per_device_train_batch_size", "4", "--learning_rate", "1e-3", "--max_steps", "6",
+    "--eval_strategy", "steps", "--eval_steps", "3", "--save_steps", "3", "--save_total_limit", "1",
+    "--load_best_model_at_end", "--metric_for_best_model", "punct_overall_f1",
+    "--report_to", "none", "--use_cpu", "--seed", "0", "--disable_tqdm", "true",
+    "--window_words", "40", "--max_seq_length", "96",
+]
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory) -> str:
+    return write_punctuated_corpus(tmp_path_factory.mktemp("corpus") / "corpus.jsonl")
+
+
+def _weights(folder: Path) -> dict[str, torch.Tensor]:
+    return load_file(folder / "model.safetensors")
+
+
+def test_finetune_recipe_trains_evaluates_and_writes_card(tiny_encoder_dir, corpus, tmp_path):
+    final = finetune.main([
+        "--encoder", tiny_encoder_dir, "--output_dir", str(tmp_path / "run"),
+        "--train_corpora", f"text:{corpus}=2", "--eval_corpora", f"text:{corpus}", *TINY_TRAINING,
+    ])
+    summary = json.loads((final / "training_summary.json").read_text())
+    assert summary["global_step"] == 6
+    # weight 2: two passes over the corpus's training windows
+    assert summary["train_words"] == 2 * summary["pool_words"][f"text:{corpus}=2"]
+    dev = summary["pipeline_dev"]["text"]
+    assert 0.0 <= dev["punct_overall_f1"] <= 1.0 and dev["words"] > 0
+    card = (final / "README.md").read_text()
+    assert card.startswith("---\n") and "the user's own text" in card and f"{100 * dev['punct_overall_f1']:.1f}" in card
+    restorer = hf_punctcase.load_pipeline(str(final))
+    words = [w["word"].lower() for w in restorer("so what are the risks")["words"]]
+    assert words == ["so", "what", "are", "the", "risks"]
+
+
+def test_lora_adapters_save_load_and_merge_with_identical_outputs(tiny_encoder_dir, corpus, tmp_path):
+    from hf_punctcase.lora import load_lora
+
+    final = finetune.main([
+        "--encoder", tiny_encoder_dir, "--output_dir", str(tmp_path / "lora"), "--lora_r", "4",
+        "--train_corpora", f"text:{corpus}", "--eval_corpora", f"text:{corpus}", "--model_card", "false",
+        *TINY_TRAINING,
+    ])
+    adapter_dir = tmp_path / "lora" / "adapter"
+    assert (adapter_dir / "adapter_config.json").is_file()
+    merged = hf_punctcase.JointTokenClassificationModel.from_pretrained(final).eval()
+    # The adapters are relative to the base model: rebuild it exactly as the recipe did.
+    torch.manual_seed(0)
+    base = hf_punctcase.JointTokenClassificationModel.from_encoder(tiny_encoder_dir, **_config_of(merged))
+    adapted = load_lora(base, adapter_dir).eval()
+    trained = [n for n, p in adapted.named_parameters() if "lora_" in n]
+    assert trained, "no LoRA weights were loaded"
+    inputs = {"input_ids": torch.randint(5, 200, (2, 17)), "attention_mask": torch.ones(2, 17, dtype=torch.long)}
+    with torch.no_grad():
+        from_adapters = adapted(**inputs)
+        from_merged = merged(**inputs)
+    torch.testing.assert_close(from_adapters.punct_logits, from_merged.punct_logits, rtol=1e-4, atol=1e-5)
+    torch.testing.assert_close(from_adapters.case_logits, from_merged.case_logits, rtol=1e-4, atol=1e-5)
+    # and LoRA really changed the encoder: the merged query weights differ from the base ones
+    base_query = base.encoder.encoder.layer[0].attention.self.query.base_layer.weight
+    assert not torch.allclose(merged.encoder.encoder.layer[0].attention.self.query.weight, base_query)
+
+
+def _config_of(model) -> dict:
+    config = model.config
+    return {
+        "punct_labels": list(config.punct_labels), "case_labels": list(config.case_labels),
+        "case_conditioning": config.case_conditioning, "punct_loss_weight": config.punct_loss_weight,
+        "mixed_case_lexicon": config.mixed_case_lexicon,
+    }
+
+
+def test_two_stage_starts_stage2_from_stage1_weights(tiny_encoder_dir, corpus, tmp_path):
+    import yaml
+
+    options = {
+        "encoder": tiny_encoder_dir, "eval_corpora": [f"text:{corpus}"], "model_card": False,
+        "per_device_train_batch_size": 4, "learning_rate": 1e-3, "max_steps": 6, "eval_strategy": "steps",
+        "eval_steps": 3, "save_steps": 3, "save_total_limit": 1, "load_best_model_at_end": True,
+        "metric_for_best_model": "punct_overall_f1", "report_to": "none", "use_cpu": True, "seed": 0,
+        "disable_tqdm": True, "window_words": 40, "max_seq_length": 96,
+    }
+    config = {
+        "output_dir": str(tmp_path / "two_stage"),
+        "common": options,
+        "stage1": {"train_corpora": [f"text:{corpus}"]},
+        # learning rate 0: stage 2 can only end where it started
+        "stage2": {"train_corpora": [f"text:{corpus}"], "learning_rate": 0.0, "max_steps": 3},
+    }
+    path = tmp_path / "two_stage.yaml"
+    path.write_text(yaml.safe_dump(config))
+    final = two_stage.main([str(path)])
+    stage1 = _weights(tmp_path / "two_stage" / "stage1" / "final")
+    stage2 = _weights(final)
+    assert stage1.keys() == stage2.keys()
+    for name in stage1:
+        torch.testing.assert_close(stage1[name], stage2[name], rtol=0, atol=0)
+    summary = json.loads((final / "training_summary.json").read_text())
+    assert summary["init"] == str(tmp_path / "two_stage" / "stage1" / "final")
+    # and stage 1 did train: its weights are not the encoder's
+    encoder = load_file(Path(tiny_encoder_dir) / "model.safetensors")
+    key = next(k for k in encoder if k.endswith("attention.self.query.weight"))
+    assert not torch.equal(encoder[key], stage1["encoder." + key])
+
+
+def test_punctuation_masking_rate_measured_on_a_sample(tiny_tokenizer):
+    torch.manual_seed(0)
+    collator = DataCollatorForPunctuationMasking(tiny_tokenizer, mlm_probability=0.15, punctuation_fraction=0.5, seed=0)
+    text = "so what are the risks ? i am not technical . we think that this is a good idea , but you know ."
+    examples = [tiny_tokenizer(text) for _ in range(400)]
+    batch = collator(examples)
+    labels, original = batch["labels"], torch.tensor([e["input_ids"] for e in examples])
+    masked = labels != -100
+    special = torch.tensor([tiny_tokenizer.get_special_tokens_mask(e["input_ids"], already_has_special_tokens=True) for e in examples]).bool()
+    assert not (masked & special).any()
+    punct_ids = torch.tensor(tiny_tokenizer.convert_tokens_to_ids([".", ",", "?"]))
+    is_punct = torch.isin(original, punct_ids)
+    rate = masked.sum().item() / (~special).sum().item()
+    punct_share = (masked & is_punct).sum().item() / masked.sum().item()
+    assert 0.13 < rate < 0.17, rate
+    assert 0.45 < punct_share < 0.55, punct_share
+    # labels hold the original tokens where masked; ~80% of those inputs became [MASK]
+    assert torch.equal(labels[masked], original[masked])
+    replaced = (batch["input_ids"][masked] == tiny_tokenizer.mask_token_id).float().mean().item()
+    assert 0.7 < replaced < 0.9
+    # random masking hits punctuation only at its natural share (4 of 25 maskable tokens here)
+    plain = DataCollatorForPunctuationMasking(tiny_tokenizer, punctuation_fraction=0.0, seed=0)(examples)
+    plain_masked = plain["labels"] != -100
+    assert (plain_masked & is_punct).sum().item() / plain_masked.sum().item() < 0.25
+
+
+def test_mlm_adapt_output_is_an_encoder_finetune_accepts(tiny_encoder_dir, corpus, tmp_path):
+    model = masked_lm_from_encoder(tiny_encoder_dir)
+    assert model.get_output_embeddings().weight.data_ptr() == model.get_input_embeddings().weight.data_ptr()
+    final = mlm_adapt.main([
+        "--encoder", tiny_encoder_dir, "--output_dir", str(tmp_path / "mlm"), "--corpora", f"text:{corpus}",
+        "--masking", "punctuation", "--block_size", "32", "--per_device_train_batch_size", "8", "--max_steps", "8",
+        "--learning_rate", "1e-3", "--logging_steps", "1", "--save_strategy", "no", "--report_to", "none",
+        "--use_cpu", "--seed", "0", "--disable_tqdm", "true",
+    ])
+    summary = json.loads((final / "mlm_summary.json").read_text())
+    losses = [loss for _, loss in summary["loss_curve"]]
+    assert len(losses) == 8 and min(losses[-3:]) < losses[0]
+    joint = hf_punctcase.JointTokenClassificationModel.from_encoder(final)
+    adapted = load_file(final / "model.safetensors")
+    key = next(k for k in adapted if k.endswith("layer.0.attention.self.query.weight"))
+    torch.testing.assert_close(joint.encoder.encoder.layer[0].attention.self.query.weight, adapted[key])
+    original = load_file(Path(tiny_encoder_dir) / "model.safetensors")
+    assert not torch.equal(original[key.removeprefix("bert.")], adapted[key])
+
+
+def test_restore_corpus_across_two_processes_keeps_input_order(tiny_model_dir, tmp_path):
+    lines = [f"so what are the risks number {i} i am not technical" for i in range(9)] + ["", "we think"]
+    source = tmp_path / "in.txt"
+    source.write_text("\n".join(lines) + "\n")
+    output = tmp_path / "out.txt"
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "CUDA_VISIBLE_DEVICES": ""}
+    command = [
+        sys.executable, "-m", "accelerate.commands.launch", "--cpu", "--num_processes", "2", "--num_machines", "1",
+        "--mixed_precision", "no", "--dynamo_backend", "no", str(RECIPES / "restore_corpus.py"),
+        "--input", str(source), "--output", str(output), "--model", tiny_model_dir, "--batch_size", "4",
+    ]
+    result = subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    restored = output.read_text().splitlines()
+    assert len(restored) == len(lines)
+    for original, text in zip(lines, restored):
+        assert [w.strip(",.?").lower() for w in text.split()] == original.split()
+    assert not list(tmp_path.glob("out.txt.part*"))
