@@ -1,4 +1,4 @@
-"""Command line: ``hf-punctcase restore`` and ``hf-punctcase stats``."""
+"""Command line: ``hf-punctcase restore``, ``stats``, ``push`` and ``card``."""
 
 from __future__ import annotations
 
@@ -77,6 +77,50 @@ def stats(args) -> int:
     return 0
 
 
+def _checkpoint_folder(path: str):
+    from pathlib import Path
+
+    from .registry import DEFAULT_MODEL_DIR, check_model_dir
+
+    return Path(check_model_dir(Path(DEFAULT_MODEL_DIR if path == "default" else path).expanduser()))
+
+
+def push(args) -> int:
+    from .hub import push_to_hub
+
+    try:
+        folder = _checkpoint_folder(args.path)
+        card = open(args.card, encoding="utf-8").read() if args.card else None
+        info = push_to_hub(
+            folder, args.repo_id, card=card, revision=args.revision, private=args.private or None,
+            commit_message=args.message, create_pr=args.create_pr,
+        )
+    except (FileNotFoundError, OSError, ValueError) as error:
+        print(f"hf-punctcase: error: {error}", file=sys.stderr)
+        return 2
+    print(f"pushed {folder} to {args.repo_id}: commit {info.oid} ({info.commit_url})")
+    return 0
+
+
+def card(args) -> int:
+    from .model_card import card_for_checkpoint
+
+    try:
+        folder = _checkpoint_folder(args.path)
+    except (FileNotFoundError, OSError, ValueError) as error:
+        print(f"hf-punctcase: error: {error}", file=sys.stderr)
+        return 2
+    text = card_for_checkpoint(folder, training_machine=args.training_machine, repo_id=args.repo_id)
+    if args.output == "-":
+        sys.stdout.write(text)
+    else:
+        target = args.output or str(folder / "README.md")
+        with open(target, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        print(f"wrote {target}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="hf-punctcase", description="Punctuation and truecasing for ASR transcripts.")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -102,6 +146,29 @@ def build_parser() -> argparse.ArgumentParser:
     stats_parser.add_argument("--data-dir", help="corpus folder (default ../shared/data)")
     stats_parser.add_argument("--max-words", type=int, default=200, help="words per example")
     stats_parser.set_defaults(handler=stats)
+    push_parser = commands.add_parser(
+        "push",
+        help="upload a checkpoint to the Hugging Face Hub",
+        description="Upload a checkpoint (weights, config, code for trust_remote_code, tokenizer, card) in one commit.",
+    )
+    push_parser.add_argument("path", help="checkpoint folder, or 'default' for the embedded model")
+    push_parser.add_argument("repo_id", help="org/name on the Hub (created if missing)")
+    push_parser.add_argument("--revision", help="branch to commit to (default main)")
+    push_parser.add_argument("--private", action="store_true", help="create the repo as private")
+    push_parser.add_argument("--card", help="a README.md to use instead of the checkpoint's own or a generated one")
+    push_parser.add_argument("--message", default="Upload punct-case model", help="commit message")
+    push_parser.add_argument("--create-pr", action="store_true", help="open a pull request instead of committing")
+    push_parser.set_defaults(handler=push)
+    card_parser = commands.add_parser(
+        "card",
+        help="write a checkpoint's model card",
+        description="Generate a model card from a checkpoint and its training_summary.json (figures as recorded).",
+    )
+    card_parser.add_argument("path", help="checkpoint folder, or 'default'")
+    card_parser.add_argument("-o", "--output", help="where to write (default PATH/README.md; '-' for stdout)")
+    card_parser.add_argument("--repo-id", help="the Hub repo the card will live in (for its usage lines)")
+    card_parser.add_argument("--training-machine", help="the machine training ran on, if the record lacks it")
+    card_parser.set_defaults(handler=card)
     return parser
 
 

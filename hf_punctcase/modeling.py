@@ -127,6 +127,12 @@ class JointTokenClassificationModel(JointTokenClassificationPreTrainedModel):
             for auto_class in ("AutoModel", "AutoModelForTokenClassification"):
                 auto_map.setdefault(auto_class, target)
             self.config.auto_map = auto_map
+            # The pipeline travels with the checkpoint too (this relative import is what makes
+            # transformers copy pipeline.py and tokenization.py), so that
+            # pipeline(model=repo, trust_remote_code=True) works without the plugin.
+            from .pipeline import REMOTE_CODE_TASK, remote_code_pipeline_entry
+
+            self.config.custom_pipelines = {REMOTE_CODE_TASK: remote_code_pipeline_entry()}
         return super().save_pretrained(save_directory, *args, **kwargs)
 
     def forward(

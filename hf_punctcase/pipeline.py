@@ -25,6 +25,19 @@ from .tokenization import first_subword_positions, model_words as encoder_words,
 #: Words longer than this are passed through untouched and shown to the model as one unknown token.
 MAX_WORD_CHARS = 100
 
+#: The task name under which a checkpoint's config lists this pipeline's code (``custom_pipelines``),
+#: for ``pipeline(model=repo, trust_remote_code=True)`` without the plugin. It must differ from the
+#: registered task "punct-case": transformers gives a checkpoint's custom pipeline priority over the
+#: registered one for the same task name and then demands trust_remote_code, which would break
+#: ``pipeline("punct-case", model=repo)`` for users who have the plugin.
+REMOTE_CODE_TASK = "punct-case-remote-code"
+
+
+def remote_code_pipeline_entry() -> dict:
+    """The ``custom_pipelines`` entry that points transformers at this file's pipeline class."""
+    module = __name__.rsplit(".", 1)[-1]
+    return {"impl": f"{module}.PunctCasePipeline", "pt": ["AutoModelForTokenClassification"], "tf": [], "type": "text"}
+
 
 @dataclass(frozen=True, eq=False)
 class _InputWords:

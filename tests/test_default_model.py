@@ -57,5 +57,5 @@ def test_quality_floor_on_a_written_sample():
 def test_embedded_code_files_match_the_library():
     """The checkpoint's copies of the code (for trust_remote_code) are the library's own files."""
     package = hf_punctcase.DEFAULT_MODEL_DIR.parent
-    for name in ("configuration.py", "modeling.py", "labels.py"):
+    for name in ("configuration.py", "modeling.py", "labels.py", "pipeline.py", "tokenization.py"):
         assert (hf_punctcase.DEFAULT_MODEL_DIR / name).read_text() == (package / name).read_text(), name

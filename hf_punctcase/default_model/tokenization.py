@@ -1,0 +1,115 @@
+"""Words → subword tokens, and subword predictions → words.
+
+The one place where the first-subword convention lives: a word's labels sit on its first subword;
+every other position (later subwords, special tokens, padding) carries -100.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from transformers import BatchEncoding, PreTrainedTokenizerBase
+
+from .modeling import IGNORE_INDEX
+
+
+def model_words(words: Sequence[str], lowercase: bool) -> list[str]:
+    """The words as the encoder sees them (lowercased like ASR output when the model asks for it)."""
+    return [w.lower() for w in words] if lowercase else list(words)
+
+
+def tokenize_words(
+    tokenizer: PreTrainedTokenizerBase,
+    words_batch: Sequence[Sequence[str]],
+    max_length: int,
+    lowercase: bool = True,
+) -> BatchEncoding:
+    """Tokenise pre-split words (no padding; truncated to ``max_length`` subwords)."""
+    return tokenizer(
+        [model_words(words, lowercase) for words in words_batch],
+        is_split_into_words=True,
+        truncation=True,
+        max_length=max_length,
+    )
+
+
+def first_subword_positions(word_ids: Sequence[int | None], num_words: int) -> list[int]:
+    """Position of each word's first subword, or -1 for a word that got none (dropped by the
+    tokenizer, e.g. a control character, or cut off by truncation)."""
+    positions = [-1] * num_words
+    previous = None
+    for position, word_id in enumerate(word_ids):
+        if word_id is not None and word_id != previous:
+            positions[word_id] = position
+        previous = word_id
+    return positions
+
+
+def align_labels(word_ids: Sequence[int | None], word_labels: Sequence[int]) -> list[int]:
+    """Per-subword label ids: the word's label on its first subword, -100 elsewhere."""
+    aligned = []
+    previous = None
+    for word_id in word_ids:
+        if word_id is None or word_id == previous:
+            aligned.append(IGNORE_INDEX)
+        else:
+            aligned.append(word_labels[word_id])
+        previous = word_id
+    return aligned
+
+
+def tokenize_and_align_labels(
+    tokenizer: PreTrainedTokenizerBase,
+    words_batch: Sequence[Sequence[str]],
+    punct_batch: Sequence[Sequence[int]],
+    case_batch: Sequence[Sequence[int]],
+    max_length: int,
+    lowercase: bool = True,
+) -> BatchEncoding:
+    """Tokenise labelled words for training: adds ``punct_labels`` and ``case_labels`` columns."""
+    encoding = tokenize_words(tokenizer, words_batch, max_length, lowercase)
+    encoding["punct_labels"] = [align_labels(encoding.word_ids(i), p) for i, p in enumerate(punct_batch)]
+    encoding["case_labels"] = [align_labels(encoding.word_ids(i), c) for i, c in enumerate(case_batch)]
+    return encoding
+
+
+def tokenize_dataset(
+    dataset,
+    tokenizer: PreTrainedTokenizerBase,
+    max_length: int = 256,
+    stride: int = 32,
+    lowercase: bool = True,
+    num_proc: int | None = None,
+):
+    """Tokenise a labelled dataset (``words``, ``punct``, ``case`` columns) for training.
+
+    Labels sit on first subwords, -100 elsewhere and where a source gave no label (-1). An example
+    longer than ``max_length`` subwords becomes several, overlapping by ``stride`` subwords; a word cut
+    at the start of a continuation window is not labelled there (its first subword is in the window
+    before). `datasets` caches the result.
+    """
+
+    def encode(batch):
+        encoding = tokenizer(
+            [model_words(words, lowercase) for words in batch["words"]],
+            is_split_into_words=True,
+            truncation=True,
+            max_length=max_length,
+            stride=stride,
+            return_overflowing_tokens=True,
+        )
+        origins = encoding.pop("overflow_to_sample_mapping")
+        columns = {name: [] for name in ("punct_labels", "case_labels")}
+        previous_origin = None
+        for i, origin in enumerate(origins):
+            word_ids = list(encoding.word_ids(i))
+            if origin == previous_origin:  # a continuation window: its first word may be cut
+                first = next((w for w in word_ids if w is not None), None)
+                word_ids = [None if w == first else w for w in word_ids]
+            previous_origin = origin
+            for name, source in (("punct_labels", "punct"), ("case_labels", "case")):
+                labels = [IGNORE_INDEX if label < 0 else label for label in batch[source][origin]]
+                columns[name].append(align_labels(word_ids, labels))
+        return {**encoding, **columns}
+
+    return dataset.map(encode, batched=True, remove_columns=dataset.column_names, num_proc=num_proc)

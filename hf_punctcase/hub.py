@@ -1,0 +1,111 @@
+"""Share checkpoints through the Hugging Face Hub.
+
+    from hf_punctcase.hub import push_to_hub
+    push_to_hub("runs/swda/final", "org/punct-case-swda")              # weights, config, code, tokenizer, card
+
+    pipeline("punct-case", model="org/punct-case-swda")                 # with the plugin imported
+    pipeline(model="org/punct-case-swda", trust_remote_code=True)       # without it
+    pipeline("punct-case", model="org/punct-case-swda", revision="<commit sha>")   # pinned
+
+A pushed repo holds everything a user needs: safetensors weights, a config whose ``auto_map`` answers
+AutoConfig, AutoModel, AutoModelForTokenClassification and AutoModelForJointTokenClassification and
+whose ``custom_pipelines`` names the pipeline code, the code files (relative imports only), the
+tokenizer (the MIXED-case lexicon lives in the config) and a README model card.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from .model_card import card_for_checkpoint
+
+
+def stage_checkpoint(checkpoint: str | os.PathLike, target: str | os.PathLike, card: str | None = None) -> Path:
+    """Write into ``target`` what a pushed repo holds: the checkpoint re-saved through the plugin (so
+    that code files, ``auto_map`` and ``custom_pipelines`` are current), its tokenizer and its card
+    (``card`` if given, else the checkpoint's README.md, else one generated from its
+    training_summary.json)."""
+    from transformers import AutoTokenizer
+
+    from .modeling import JointTokenClassificationModel
+    from .registry import check_model_dir
+
+    source = Path(check_model_dir(Path(checkpoint)))
+    target = Path(target)
+    target.mkdir(parents=True, exist_ok=True)
+    # Keep the checkpoint's dtypes: on disk (the embedded default is fp16) and at load (it asks for fp32).
+    config = json.loads((source / "config.json").read_text())
+    model = JointTokenClassificationModel.from_pretrained(source, dtype=_stored_dtype(source))
+    model.save_pretrained(target)
+    AutoTokenizer.from_pretrained(source).save_pretrained(target)
+    saved = json.loads((target / "config.json").read_text())
+    if config.get("dtype") and saved.get("dtype") != config["dtype"]:
+        saved["dtype"] = config["dtype"]
+        (target / "config.json").write_text(json.dumps(saved, indent=2, sort_keys=True) + "\n")
+    if card is None:
+        readme = source / "README.md"
+        card = readme.read_text(encoding="utf-8") if readme.is_file() else card_for_checkpoint(source)
+    (target / "README.md").write_text(card, encoding="utf-8")
+    return target
+
+
+def _stored_dtype(folder: Path):
+    import torch
+    from safetensors import safe_open
+
+    weights = sorted(folder.glob("*.safetensors"))
+    if not weights:
+        return torch.float32
+    with safe_open(str(weights[0]), framework="pt") as handle:
+        name = next(iter(handle.keys()), None)
+        stored = handle.get_slice(name).get_dtype() if name else "F32"
+    return {"F16": torch.float16, "BF16": torch.bfloat16}.get(stored, torch.float32)
+
+
+def push_to_hub(
+    checkpoint: str | os.PathLike,
+    repo_id: str,
+    *,
+    card: str | None = None,
+    revision: str | None = None,
+    private: bool | None = None,
+    token: str | bool | None = None,
+    commit_message: str = "Upload punct-case model",
+    create_pr: bool = False,
+):
+    """Upload a checkpoint folder to ``repo_id`` (created if missing) in one commit; returns the
+    ``CommitInfo`` (its ``oid`` is the commit to pin with ``revision=``)."""
+    from huggingface_hub import CommitOperationAdd, HfApi
+
+    api = HfApi(token=token)
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = stage_checkpoint(checkpoint, tmp, card)
+        check_card_metadata((folder / "README.md").read_text(encoding="utf-8"))
+        api.create_repo(repo_id, private=private, exist_ok=True)
+        operations = [
+            CommitOperationAdd(path_in_repo=path.relative_to(folder).as_posix(), path_or_fileobj=str(path))
+            for path in sorted(folder.rglob("*"))
+            if path.is_file()
+        ]
+        return api.create_commit(
+            repo_id, operations, commit_message=commit_message, revision=revision, create_pr=create_pr
+        )
+
+
+def check_card_metadata(card: str) -> dict:
+    """The card's YAML front matter as a dict; raises ValueError if it is missing or not valid YAML
+    (checked here, before anything is uploaded)."""
+    import yaml
+
+    if not card.startswith("---\n") or "\n---" not in card[4:]:
+        raise ValueError("the model card has no YAML front matter (--- ... ---)")
+    try:
+        metadata = yaml.safe_load(card[4 : card.index("\n---", 4)])
+    except yaml.YAMLError as error:
+        raise ValueError(f"the model card's YAML front matter is not valid: {error}") from None
+    if not isinstance(metadata, dict):
+        raise ValueError("the model card's YAML front matter is not a mapping")
+    return metadata
