@@ -45,7 +45,8 @@ def dev_sets(root: Path) -> dict[str, list[tuple[str, str]]]:
 
 
 def export_fp16(checkpoint: Path, target: Path) -> None:
-    """Copy a checkpoint with fp16 weights; the config asks for fp32 so that it loads as fp32 on CPU."""
+    """Copy a checkpoint with fp16 weights; the config asks for fp32 so that it loads as fp32 on CPU.
+    The target's README.md (the card) is written afterwards by main()."""
     model = hf_punctcase.JointTokenClassificationModel.from_pretrained(checkpoint, dtype=torch.float32)
     tokenizer = AutoTokenizer.from_pretrained(checkpoint)
     with tempfile.TemporaryDirectory() as tmp:
@@ -103,6 +104,7 @@ def main() -> None:
             f"(≈ {summary['dev_metrics']['epoch'] * summary['train_words'] / 1e6:.1f}M words seen)"
         ),
         training_machine=args.training_machine,
+        base_model_id="sentence-transformers/all-MiniLM-L6-v2",
         evaluations=evaluations,
         evaluation_command=f"python recipes/export_default.py --checkpoint {args.checkpoint} ...",
         notes=[
@@ -112,8 +114,10 @@ def main() -> None:
             "(MLM adaptation, two-stage finetuning, distillation) must beat on the same dev sets.",
         ],
     )
+    text = render_model_card(card)
     args.card.parent.mkdir(parents=True, exist_ok=True)
-    args.card.write_text(render_model_card(card))
+    args.card.write_text(text)
+    (args.target / "README.md").write_text(text)  # the card travels with the package and any push
     print(f"wrote {args.target} ({size:.1f} MB) and {args.card}")
 
 

@@ -1,6 +1,7 @@
 """The embedded default model: it loads offline with no argument, and clears a quality floor."""
 
 import json
+from pathlib import Path
 
 import torch
 from safetensors import safe_open
@@ -59,3 +60,9 @@ def test_embedded_code_files_match_the_library():
     package = hf_punctcase.DEFAULT_MODEL_DIR.parent
     for name in ("configuration.py", "modeling.py", "labels.py", "pipeline.py", "tokenization.py"):
         assert (hf_punctcase.DEFAULT_MODEL_DIR / name).read_text() == (package / name).read_text(), name
+
+
+def test_the_embedded_card_is_the_published_one():
+    """The card inside the package (pushed with the model) is model_cards/default.md."""
+    published = Path(__file__).resolve().parents[1] / "model_cards" / "default.md"
+    assert (hf_punctcase.DEFAULT_MODEL_DIR / "README.md").read_text() == published.read_text()
