@@ -18,8 +18,12 @@ import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .data.builder import SENTENCE_END
+
+if TYPE_CHECKING:
+    import kenlm
 
 IRSTLM_SMOOTHING = ("msb", "wb", "sb", "kn", "mkn")  # modified shift-beta, Witten-Bell, shift-beta, Kneser-Ney
 
@@ -92,22 +96,46 @@ def train_ngram_lm(
     return output
 
 
-def perplexities(lm_path: str | os.PathLike, sentences: Iterable[str]) -> list[float]:
-    """Per-sentence perplexity under an ARPA (or KenLM binary) model, with <s> and </s>."""
+def load_lm(lm: str | os.PathLike | kenlm.Model):
     import kenlm
 
-    model = kenlm.Model(str(lm_path))
+    return lm if isinstance(lm, kenlm.Model) else kenlm.Model(str(lm))
+
+
+def perplexities(lm, sentences: Iterable[str]) -> list[float]:
+    """Per-sentence perplexity under an ARPA (or KenLM binary) model, with <s> and </s>."""
+    model = load_lm(lm)
     return [model.perplexity(sentence) for sentence in sentences]
 
 
+def oov_rates(lm, sentences: Iterable[str]) -> list[float]:
+    """Per-sentence share of words the LM has never seen. Perplexity alone rewards sentences made of
+    unknown words (they all score as <unk>), so selection also bounds this rate."""
+    model = load_lm(lm)
+    rates = []
+    for sentence in sentences:
+        words = sentence.split()
+        rates.append(sum(word not in model for word in words) / max(len(words), 1))
+    return rates
+
+
 def select_by_perplexity(
-    sentences: Sequence[Sentence], scores: Sequence[float], max_words: int, min_words: int = 3
+    sentences: Sequence[Sentence],
+    scores: Sequence[float],
+    max_words: int,
+    min_words: int = 3,
+    oov: Sequence[float] | None = None,
+    max_oov_rate: float = 1.0,
 ) -> list[int]:
-    """Indices of the lowest-perplexity sentences (of at least ``min_words`` words) up to ``max_words``
-    words, in their original order so that kept neighbours read as running text."""
-    if len(sentences) != len(scores):
+    """Indices of the lowest-perplexity sentences (of at least ``min_words`` words, and at most
+    ``max_oov_rate`` unknown words when ``oov`` rates are given) up to ``max_words`` words, in their
+    original order so that kept neighbours read as running text."""
+    if len(sentences) != len(scores) or (oov is not None and len(oov) != len(scores)):
         raise ValueError(f"{len(sentences)} sentences but {len(scores)} scores")
-    ranked = sorted((i for i, s in enumerate(sentences) if len(s.words) >= min_words), key=lambda i: scores[i])
+    eligible = (
+        i for i, s in enumerate(sentences) if len(s.words) >= min_words and (oov is None or oov[i] <= max_oov_rate)
+    )
+    ranked = sorted(eligible, key=lambda i: scores[i])
     kept, total = [], 0
     for index in ranked:
         if total + len(sentences[index].words) > max_words:

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from hf_punctcase.data import CorpusSpec
 from hf_punctcase.labels import LabelScheme
-from hf_punctcase.ngram import perplexities, select_by_perplexity, split_sentences, train_ngram_lm
+from hf_punctcase.ngram import load_lm, oov_rates, perplexities, select_by_perplexity, split_sentences, train_ngram_lm
 
 logger = logging.getLogger("sample_external")
 
@@ -38,6 +38,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--output", type=Path, required=True)
     parser.add_argument("--max_words", type=int, default=400_000)
     parser.add_argument("--min_sentence_words", type=int, default=5)
+    parser.add_argument(
+        "--max_oov_rate", type=float, default=0.1,
+        help="Skip sentences with more than this share of words unseen in the in-domain text.",
+    )
     parser.add_argument("--order", type=int, default=4)
     parser.add_argument("--smoothing", default="msb", help="IRSTLM smoothing: msb, wb, sb, kn, mkn.")
     parser.add_argument("--data_dir", default=None)
@@ -60,8 +64,12 @@ def main(argv: list[str] | None = None) -> Path:
     lm_path = args.output.with_suffix(".arpa")
     train_ngram_lm((s.lm_text for _, s in train_sentences(args.in_domain)), lm_path, args.order, args.smoothing)
     sources, candidates = zip(*train_sentences(args.external))
-    scores = perplexities(lm_path, (s.lm_text for s in candidates))
-    kept_indices = select_by_perplexity(candidates, scores, args.max_words, args.min_sentence_words)
+    lm = load_lm(lm_path)
+    scores = perplexities(lm, (s.lm_text for s in candidates))
+    oov = oov_rates(lm, (s.lm_text for s in candidates))
+    kept_indices = select_by_perplexity(
+        candidates, scores, args.max_words, args.min_sentence_words, oov=oov, max_oov_rate=args.max_oov_rate
+    )
     kept = [candidates[i] for i in kept_indices]
     logger.info("kept %d of %d sentences", len(kept), len(candidates))
 
@@ -92,6 +100,7 @@ def main(argv: list[str] | None = None) -> Path:
         "candidate_words_by_source": dict(Counter(src for src, s in zip(sources, candidates) for _ in s.words)),
         "median_perplexity_all": statistics.median(scores),
         "median_perplexity_kept": statistics.median(scores[i] for i in kept_indices) if kept_indices else None,
+        "sentences_over_oov_rate": sum(rate > args.max_oov_rate for rate in oov),
         "seconds": time.time() - start,
     }
     args.output.with_suffix(".summary.json").write_text(json.dumps(summary, indent=2))

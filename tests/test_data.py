@@ -282,3 +282,17 @@ def test_cache_follows_user_files(tmp_path, monkeypatch):
     os.utime(path, ns=(time.time_ns(), time.time_ns() + 10**9))
     second = load_punct_case_dataset("text", data_files=[path])
     assert [w for split in second for w in _words(second[split])] == ["second", "version", "longer"]
+
+
+def test_ted_reader_skips_talks_that_are_not_english(tmp_path):
+    import json as _json
+
+    from hf_punctcase.data import read_ted_talks
+
+    talks = [
+        {"collection": "ted_archive", "title": t, "punctuated": True, "duplicate_of": None, "overlaps_iwslt_eval": [], "text": text}
+        for t, text in (("en", "Hello there. It works, really."), ("ko", "미국 진출 기업은 과학재단 비교적 얍볼 수 있게 됐다. wr fatwa."))
+    ]
+    path = tmp_path / "talks.jsonl"
+    path.write_text("\n".join(_json.dumps(t) for t in talks))
+    assert [doc_id for doc_id, _ in read_ted_talks(path)] == ["ted/ted_archive/en"]

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from hf_punctcase.labels import LabelScheme
-from hf_punctcase.ngram import Sentence, irstlm_tool, perplexities, select_by_perplexity, split_sentences, train_ngram_lm
+from hf_punctcase.ngram import Sentence, irstlm_tool, oov_rates, perplexities, select_by_perplexity, split_sentences, train_ngram_lm
 
 try:
     irstlm_tool("tlm")
@@ -87,3 +87,14 @@ def test_sample_external_recipe_keeps_the_in_domain_like_text(tmp_path):
     assert kept[0]["text"][0].isupper() and kept[0]["text"].endswith(".")  # punctuation and casing kept
     summary = json.loads(output.with_suffix(".summary.json").read_text())
     assert summary["kept_words"] == words
+
+
+def test_oov_rate_keeps_unknown_word_sentences_out(tmp_path):
+    rng = random.Random(0)
+    lm = train_ngram_lm(_conversation(rng, 500), tmp_path / "conv.arpa", order=4, smoothing="wb")
+    candidates = ["yeah i think it's really nice you know", "미국 진출 기업은 과학재단 비교적 얍볼 수 있게 됐다"]
+    rates = oov_rates(lm, candidates)
+    assert rates[0] == 0.0 and rates[1] == 1.0
+    sentences = [Sentence(f"d{i}", c.split(), [0] * len(c.split()), [0] * len(c.split())) for i, c in enumerate(candidates)]
+    scores = perplexities(lm, candidates)
+    assert select_by_perplexity(sentences, scores, max_words=100, oov=rates, max_oov_rate=0.1) == [0]

@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from ..labels import LabelScheme, LabeledWords
+from ..labels import LabelScheme, LabeledWords, is_latin_letter
 
 #: Default location of the shared corpora, relative to a checkout of this repository.
 DEFAULT_DATA_DIR = Path(__file__).resolve().parents[3] / "shared" / "data"
@@ -50,9 +50,17 @@ def read_ted_talks(path: str | os.PathLike, collections: Iterable[str] = ("ted",
                 or talk.get("near_duplicate_of")
                 or talk["overlaps_iwslt_eval"]
                 or talk["collection"] not in wanted
+                or not mostly_latin(talk["text"])
             ):
                 continue
             yield f"ted/{talk['collection']}/{talk['title']}", clean_ted_text(talk["text"])
+
+
+def mostly_latin(text: str, threshold: float = 0.5) -> bool:
+    """Whether at least ``threshold`` of the letters are Latin: two "punctuated" TED archive talks are
+    Korean spam and machine text, not English transcripts."""
+    letters = [ch for ch in text if ch.isalpha()]
+    return bool(letters) and sum(map(is_latin_letter, letters)) >= threshold * len(letters)
 
 
 def read_iwslt_cased(paths: Iterable[str | os.PathLike]) -> Iterator[tuple[str, str]]:
