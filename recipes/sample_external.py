@@ -7,8 +7,9 @@
 An n-gram LM (IRSTLM, modified shift-beta) is estimated on the in-domain train split as ASR would
 give it (lowercase, no punctuation); each sentence of the external train splits is scored with
 kenlm; the lowest-perplexity sentences are kept, up to ``--max_words``, with their punctuation and
-casing. The output is one JSON line per source document (its kept sentences in order), the input of
-``finetune.py --train_corpora text:OUTPUT``; OUTPUT.summary.json says what was kept from where.
+casing. The output is JSON lines of about ``--document_words`` words each (kept sentences in corpus
+order, with the ids of the documents they came from), the input of ``finetune.py --train_corpora
+text:OUTPUT``; OUTPUT.summary.json says what was kept from where.
 Needs ``apt-get install irstlm`` and ``pip install kenlm`` (see hf_punctcase.ngram).
 """
 
@@ -42,6 +43,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--max_oov_rate", type=float, default=0.1,
         help="Skip sentences with more than this share of words unseen in the in-domain text.",
     )
+    parser.add_argument("--document_words", type=int, default=1000, help="Words per output pseudo-document.")
     parser.add_argument("--order", type=int, default=4)
     parser.add_argument("--smoothing", default="msb", help="IRSTLM smoothing: msb, wb, sb, kn, mkn.")
     parser.add_argument("--data_dir", default=None)
@@ -74,18 +76,28 @@ def main(argv: list[str] | None = None) -> Path:
     logger.info("kept %d of %d sentences", len(kept), len(candidates))
 
     punct_names, case_names = scheme.punct_labels, scheme.case_labels
-    documents: dict[str, list[str]] = {}
-    for sentence in kept:
+    # Kept sentences, in corpus order, packed into pseudo-documents of about --document_words words:
+    # many documents give one sentence only, and one-sentence examples would waste a training batch.
+    documents: list[dict] = []
+    for index in kept_indices:
+        sentence = candidates[index]
         text = scheme.render(
             sentence.words,
             [punct_names[p] if p >= 0 else "O" for p in sentence.punct],
             [case_names[c] if c >= 0 else "LOWER" for c in sentence.case],
         )
-        documents.setdefault(sentence.doc_id, []).append(text)
+        if not documents or documents[-1]["words"] >= args.document_words:
+            documents.append({"id": f"sampled/{len(documents)}", "texts": [], "sources": [], "words": 0})
+        document = documents[-1]
+        document["texts"].append(text)
+        if not document["sources"] or document["sources"][-1] != sentence.doc_id:
+            document["sources"].append(sentence.doc_id)
+        document["words"] += len(sentence.words)
     args.output.parent.mkdir(parents=True, exist_ok=True)
     with open(args.output, "w", encoding="utf-8") as handle:
-        for doc_id, texts in documents.items():
-            handle.write(json.dumps({"id": doc_id, "text": " ".join(texts)}) + "\n")
+        for document in documents:
+            record = {"id": document["id"], "text": " ".join(document["texts"]), "sources": document["sources"]}
+            handle.write(json.dumps(record) + "\n")
 
     by_source: Counter = Counter()
     for i in kept_indices:

@@ -81,7 +81,9 @@ def test_sample_external_recipe_keeps_the_in_domain_like_text(tmp_path):
         "--smoothing", "wb", "--output", str(tmp_path / "sampled.jsonl"),
     ])
     kept = [json.loads(line) for line in output.read_text().splitlines()]
-    assert kept and all(int(doc["id"].split("/e")[-1]) % 2 == 1 for doc in kept)  # only conversational documents
+    sources = [source for doc in kept for source in doc["sources"]]
+    assert sources and all(int(source.split("/e")[-1]) % 2 == 1 for source in sources)  # only conversational documents
+    assert len(kept) == 1  # packed into one pseudo-document (--document_words 1000)
     words = sum(len(doc["text"].split()) for doc in kept)
     assert 100 <= words <= 150
     assert kept[0]["text"][0].isupper() and kept[0]["text"].endswith(".")  # punctuation and casing kept
