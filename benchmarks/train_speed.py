@@ -73,7 +73,7 @@ def main() -> None:
     encoder = args.encoder or minilm_l6_v2_path()
     tokenizer = AutoTokenizer.from_pretrained(encoder)
     batch = batch_of(tokenizer, args.batch_size, args.window_words, args.data_dir)
-    results = {"machine": f"{platform.processor() or platform.machine()}, {args.threads} torch threads", "encoder": encoder}
+    results = {"machine": f"{platform.processor() or platform.machine()}, {args.threads} torch threads", "encoder": str(encoder)}
     for precision in ("fp32", "bf16"):
         torch.manual_seed(0)
         model = hf_punctcase.JointTokenClassificationModel.from_encoder(encoder, num_encoder_layers=args.layers).train()

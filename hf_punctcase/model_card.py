@@ -177,16 +177,56 @@ def _encoder_identity(source: str) -> tuple[str, str | None]:
     return source, None
 
 
-def card_for_checkpoint(folder: str | os.PathLike, training_machine: str | None = None, repo_id: str | None = None) -> str:
-    """The card of a checkpoint folder, from its config, weights and ``training_summary.json`` (written
-    by recipes/finetune.py: data, command, time, dev figures measured through the pipeline). A
-    checkpoint without a training record gets a card that says so, with no figures."""
-    from .data.builder import LICENCES, NON_COMMERCIAL
+def _training_record(folder: Path) -> dict | None:
+    path = folder / "training_summary.json"
+    return json.loads(path.read_text()) if path.is_file() else None
+
+
+def _stage_description(summary: dict) -> str:
+    epoch = summary.get("epoch", (summary.get("dev_metrics") or {}).get("epoch"))
+    text = f"{summary['train_seconds'] / 60:.0f} min, {summary['global_step']} steps"
+    if epoch is not None:
+        text += f", {epoch:.2f} epoch of {summary['train_words']:,} words (≈ {epoch * summary['train_words'] / 1e6:.1f}M words seen)"
+    return text
+
+
+def _training_chain(folder: Path, summary: dict) -> list[tuple[Path, dict]]:
+    """This checkpoint's training record and those of the checkpoints it went on from (``init``)."""
+    chain, seen = [(folder, summary)], {folder.resolve()}
+    while chain[-1][1].get("init"):
+        previous = Path(chain[-1][1]["init"])
+        record = _training_record(previous) if previous.is_dir() else None
+        if record is None or previous.resolve() in seen:
+            break
+        seen.add(previous.resolve())
+        chain.append((previous, record))
+    return chain[::-1]
+
+
+def _datasets(summary: dict) -> list[TrainingDataset]:
+    from .data.builder import LICENCES
+
+    if "train_corpora" in summary:
+        specs = [(spec, spec.partition("=")[0].partition(":")[0], summary["pool_words"].get(spec, 0)) for spec in summary["train_corpora"]]
+    else:  # the first recipe's record: words per source
+        specs = [(name, name, words) for name, words in summary.get("train_words_by_source", {}).items()]
+    datasets = []
+    for spec, name, words in specs:
+        description, licence = LICENCES.get(name, (name, "unknown"))
+        weight = spec.partition("=")[2]
+        datasets.append(TrainingDataset(description, words, licence, f"weight {weight}" if weight else ""))
+    return datasets
+
+
+def card_data_for_checkpoint(folder: str | os.PathLike, training_machine: str | None = None, repo_id: str | None = None) -> ModelCardData:
+    """What a card says about a checkpoint folder, from its config, weights and training records
+    (``training_summary.json``, written by recipes/finetune.py, and those of the checkpoints it went
+    on from). Without a record the card says so and states no figures."""
+    from .data.builder import NON_COMMERCIAL
 
     folder = Path(folder)
     config = json.loads((folder / "config.json").read_text())
-    summary_path = folder / "training_summary.json"
-    summary = json.loads(summary_path.read_text()) if summary_path.is_file() else None
+    summary = _training_record(folder)
     weights = list(folder.glob("*.safetensors"))
     dtype = "fp32"
     if weights:
@@ -196,37 +236,39 @@ def card_for_checkpoint(folder: str | os.PathLike, training_machine: str | None 
             first = next(iter(handle.keys()), None)
             if first is not None and handle.get_slice(first).get_dtype() in ("F16", "BF16"):
                 dtype = handle.get_slice(first).get_dtype().lower().replace("f16", "fp16")
-    encoder_source = (summary or {}).get("init") or config.get("encoder", {}).get("_name_or_path") or "unknown"
-    base_encoder, base_model_id = _encoder_identity(str(encoder_source))
-    datasets, licences = [], set()
-    if summary:
-        for spec in summary.get("train_corpora", []):
-            name = spec.partition("=")[0].partition(":")[0]
-            description, licence = LICENCES.get(name, (name, "unknown"))
-            weight = spec.partition("=")[2] or "1"
-            datasets.append(TrainingDataset(description, summary["pool_words"].get(spec, 0), licence, f"weight {weight}"))
-            licences.add(licence)
+    chain = _training_chain(folder, summary) if summary else []
+    # The encoder's name as its config kept it, else where the first training stage started.
+    candidates = [config.get("encoder", {}).get("_name_or_path")] + [record.get("init") for _, record in chain[:1]]
+    identities = [_encoder_identity(str(c)) for c in candidates if c]
+    base_encoder, base_model_id = next((i for i in identities if i[1]), identities[0] if identities else ("unknown", None))
+    datasets = [d for _, record in chain for d in _datasets(record)]
+    licences = {d.licence for d in datasets}
     non_commercial = sorted(licences & NON_COMMERCIAL)
-    data = ModelCardData(
+    if len(chain) > 1:
+        stages = [f"stage {k + 1} ({path}): {_stage_description(record)}" for k, (path, record) in enumerate(chain)]
+        training_time, commands = "; ".join(stages), " ; then ".join(r.get("command") or "not recorded" for _, r in chain)
+    elif summary:
+        training_time, commands = _stage_description(summary), summary.get("command") or "not recorded"
+    else:
+        training_time, commands = "not recorded", "not recorded"
+    machine = training_machine or next((r["training_machine"] for _, r in chain[::-1] if r.get("training_machine")), "not recorded")
+    return ModelCardData(
         model_name=repo_id or (folder.parent.name if folder.name == "final" else folder.name),
         base_encoder=base_encoder,
         base_encoder_licence="see the encoder's card",
         num_parameters=_parameter_count(folder),
         size_on_disk_mb=sum(w.stat().st_size for w in weights) / 2**20,
         datasets=datasets,
-        licence="other" if non_commercial else ("unknown" if not datasets else "other"),
+        licence="other" if datasets else "unknown",
         licence_name=f"non-commercial (trained on {', '.join(non_commercial)} data)" if non_commercial
         else (f"as the training data: {', '.join(sorted(licences))}" if licences else None),
-        recipe_command=(summary or {}).get("command") or "not recorded",
-        training_time=(
-            f"{summary['train_seconds'] / 60:.1f} min, {summary['global_step']} steps, {summary['epoch']:.2f} epoch of "
-            f"{summary['train_words']:,} words" if summary else "not recorded"
-        ),
-        training_machine=training_machine or (summary or {}).get("training_machine") or "not recorded",
+        recipe_command=commands,
+        training_time=training_time,
+        training_machine=machine,
         evaluations={f"{name} validation": scores for name, scores in (summary or {}).get("pipeline_dev", {}).items()},
         evaluation_command="measured by recipes/finetune.py through pipeline('punct-case') on the dev corpora"
         if summary and summary.get("pipeline_dev") else "",
-        notes=[f"Training started from {encoder_source}."] if summary else
+        notes=[] if summary else
         ["No training record (training_summary.json) was found with this checkpoint: data, licence and figures are unknown."],
         weights_dtype=dtype,
         base_model_id=base_model_id,
@@ -234,4 +276,8 @@ def card_for_checkpoint(folder: str | os.PathLike, training_machine: str | None 
         punct_labels=[label for label in config.get("punct_labels", ["O", "COMMA", "PERIOD", "QUESTION"]) if label != "O"],
         case_labels=[label for label in config.get("case_labels", ["LOWER", "UPPER_FIRST", "ALL_UPPER", "MIXED"]) if label != "LOWER"],
     )
-    return render_model_card(data)
+
+
+def card_for_checkpoint(folder: str | os.PathLike, training_machine: str | None = None, repo_id: str | None = None) -> str:
+    """The README.md card of a checkpoint folder (see :func:`card_data_for_checkpoint`)."""
+    return render_model_card(card_data_for_checkpoint(folder, training_machine, repo_id))
