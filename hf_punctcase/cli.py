@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Iterator
 
@@ -115,6 +116,9 @@ def card(args) -> int:
         sys.stdout.write(text)
     else:
         target = args.output or str(folder / "README.md")
+        if os.path.exists(target) and not args.force:
+            print(f"hf-punctcase: error: {target} exists (a published card?); use --force or -o", file=sys.stderr)
+            return 2
         with open(target, "w", encoding="utf-8") as handle:
             handle.write(text)
         print(f"wrote {target}")
@@ -168,6 +172,7 @@ def build_parser() -> argparse.ArgumentParser:
     card_parser.add_argument("-o", "--output", help="where to write (default PATH/README.md; '-' for stdout)")
     card_parser.add_argument("--repo-id", help="the Hub repo the card will live in (for its usage lines)")
     card_parser.add_argument("--training-machine", help="the machine training ran on, if the record lacks it")
+    card_parser.add_argument("--force", action="store_true", help="overwrite an existing card")
     card_parser.set_defaults(handler=card)
     return parser
 

@@ -177,7 +177,10 @@ def test_generated_card_has_the_metrics_it_was_given_and_valid_yaml(tiny_model_d
         "pipeline_dev": {"swda": scores},
     }
     (folder / "training_summary.json").write_text(json.dumps(summary))
-    assert cli_main(["card", str(folder), "--repo-id", "org/swda"]) == 0
+    (folder / "README.md").write_text("a published card\n")
+    assert cli_main(["card", str(folder), "--repo-id", "org/swda"]) == 2  # an existing card is kept
+    assert (folder / "README.md").read_text() == "a published card\n"
+    assert cli_main(["card", str(folder), "--repo-id", "org/swda", "--force"]) == 0
     card = (folder / "README.md").read_text()
     front = yaml.safe_load(card.split("---")[1])
     assert front["license"] == "other" and "CC BY-NC-SA 3.0" in front["license_name"]
