@@ -242,6 +242,12 @@ def card_data_for_checkpoint(folder: str | os.PathLike, training_machine: str | 
     identities = [_encoder_identity(str(c)) for c in candidates if c]
     base_encoder, base_model_id = next((i for i in identities if i[1]), identities[0] if identities else ("unknown", None))
     datasets = [d for _, record in chain for d in _datasets(record)]
+    if len(chain) > 1:
+        datasets = []
+        for k, (_, record) in enumerate(chain):
+            for d in _datasets(record):
+                d.description = f"stage {k + 1}" + (f", {d.description}" if d.description else "")
+                datasets.append(d)
     licences = {d.licence for d in datasets}
     non_commercial = sorted(licences & NON_COMMERCIAL)
     if len(chain) > 1:
