@@ -9,6 +9,11 @@ import sys
 from collections.abc import Iterator
 
 
+def _error(message) -> int:
+    print(f"hf-punctcase: error: {message}", file=sys.stderr)
+    return 2
+
+
 def _transcripts(args) -> Iterator[str]:
     if args.text is not None:
         yield args.text
@@ -39,8 +44,7 @@ def restore(args) -> int:
     try:
         restorer = load_pipeline(args.model)
     except (FileNotFoundError, OSError, ValueError) as error:
-        print(f"hf-punctcase: error: {error}", file=sys.stderr)
-        return 2
+        return _error(error)
     out = open(args.output, "w", encoding="utf-8") if args.output and args.output != "-" else sys.stdout
     try:
         for batch in _batches(_transcripts(args), args.batch_size):
@@ -64,15 +68,13 @@ def stats(args) -> int:
     names = args.corpus or [name for name in SOURCES if name != "text"]
     unknown = sorted(set(names) - set(SOURCES))
     if unknown:
-        print(f"hf-punctcase: error: unknown corpora {unknown}; known: {sorted(SOURCES)}", file=sys.stderr)
-        return 2
+        return _error(f"unknown corpora {unknown}; known: {sorted(SOURCES)}")
     rows = []
     for name in names:
         try:
             corpus = load_punct_case_dataset(name, args.data_dir, max_words=args.max_words)
         except FileNotFoundError as error:
-            print(f"hf-punctcase: error: {error}", file=sys.stderr)
-            return 2
+            return _error(error)
         rows += [(name, split, split_stats(corpus[split])) for split in corpus]
     print(stats_table(rows))
     return 0
@@ -97,8 +99,7 @@ def push(args) -> int:
             commit_message=args.message, create_pr=args.create_pr,
         )
     except (FileNotFoundError, OSError, ValueError) as error:
-        print(f"hf-punctcase: error: {error}", file=sys.stderr)
-        return 2
+        return _error(error)
     print(f"pushed {folder} to {args.repo_id}: commit {info.oid} ({info.commit_url})")
     return 0
 
@@ -109,16 +110,14 @@ def card(args) -> int:
     try:
         folder = _checkpoint_folder(args.path)
     except (FileNotFoundError, OSError, ValueError) as error:
-        print(f"hf-punctcase: error: {error}", file=sys.stderr)
-        return 2
+        return _error(error)
     text = card_for_checkpoint(folder, training_machine=args.training_machine, repo_id=args.repo_id)
     if args.output == "-":
         sys.stdout.write(text)
     else:
         target = args.output or str(folder / "README.md")
         if os.path.exists(target) and not args.force:
-            print(f"hf-punctcase: error: {target} exists (a published card?); use --force or -o", file=sys.stderr)
-            return 2
+            return _error(f"{target} exists (a published card?); use --force or -o")
         with open(target, "w", encoding="utf-8") as handle:
             handle.write(text)
         print(f"wrote {target}")

@@ -20,7 +20,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from .model_card import card_for_checkpoint
+from .model_card import card_for_checkpoint, stored_dtype
 
 
 def stage_checkpoint(checkpoint: str | os.PathLike, target: str | os.PathLike, card: str | None = None) -> Path:
@@ -54,15 +54,8 @@ def stage_checkpoint(checkpoint: str | os.PathLike, target: str | os.PathLike, c
 
 def _stored_dtype(folder: Path):
     import torch
-    from safetensors import safe_open
 
-    weights = sorted(folder.glob("*.safetensors"))
-    if not weights:
-        return torch.float32
-    with safe_open(str(weights[0]), framework="pt") as handle:
-        name = next(iter(handle.keys()), None)
-        stored = handle.get_slice(name).get_dtype() if name else "F32"
-    return {"F16": torch.float16, "BF16": torch.bfloat16}.get(stored, torch.float32)
+    return {"F16": torch.float16, "BF16": torch.bfloat16}.get(stored_dtype(folder), torch.float32)
 
 
 def push_to_hub(

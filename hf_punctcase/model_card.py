@@ -155,6 +155,19 @@ def render_model_card(data: ModelCardData) -> str:
     return "\n".join(lines) + "\n"
 
 
+def stored_dtype(folder: str | os.PathLike) -> str:
+    """The safetensors dtype name ("F32", "F16", "BF16", ...) a checkpoint's weights are stored in
+    (of its first tensor; "F32" where there is none)."""
+    from safetensors import safe_open
+
+    weights = sorted(Path(folder).glob("*.safetensors"))
+    if not weights:
+        return "F32"
+    with safe_open(str(weights[0]), framework="pt") as handle:
+        name = next(iter(handle.keys()), None)
+        return handle.get_slice(name).get_dtype() if name else "F32"
+
+
 def _parameter_count(folder: Path) -> int:
     from safetensors import safe_open
 
@@ -228,14 +241,7 @@ def card_data_for_checkpoint(folder: str | os.PathLike, training_machine: str | 
     config = json.loads((folder / "config.json").read_text())
     summary = _training_record(folder)
     weights = list(folder.glob("*.safetensors"))
-    dtype = "fp32"
-    if weights:
-        from safetensors import safe_open
-
-        with safe_open(str(weights[0]), framework="pt") as handle:
-            first = next(iter(handle.keys()), None)
-            if first is not None and handle.get_slice(first).get_dtype() in ("F16", "BF16"):
-                dtype = handle.get_slice(first).get_dtype().lower().replace("f16", "fp16")
+    dtype = {"F16": "fp16", "BF16": "bf16"}.get(stored_dtype(folder), "fp32")
     chain = _training_chain(folder, summary) if summary else []
     # The encoder's name as its config kept it, else where the first training stage started.
     candidates = [config.get("encoder", {}).get("_name_or_path")] + [record.get("init") for _, record in chain[:1]]

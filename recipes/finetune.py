@@ -113,13 +113,9 @@ class WallClockLimit(TrainerCallback):
         return control
 
 
-def default_encoder() -> str:
-    return minilm_l6_v2_path()
-
-
-def parse_args(argv: list[str] | None = None) -> tuple[ModelArguments, DataArguments, TrainingArguments]:
-    parser = HfArgumentParser((ModelArguments, DataArguments, TrainingArguments))
-    argv = sys.argv[1:] if argv is None else argv
+def parse_recipe_args(dataclass_types: tuple, argv: list[str]) -> tuple:
+    """A recipe's arguments: one YAML file with every key, or command-line flags."""
+    parser = HfArgumentParser(dataclass_types)
     if len(argv) == 1 and argv[0].endswith((".yaml", ".yml")):
         return parser.parse_yaml_file(argv[0])
     return parser.parse_args_into_dataclasses(argv)
@@ -132,7 +128,7 @@ def build_model(model_args: ModelArguments, scheme: LabelScheme, lexicon: dict[s
         model.config.mixed_case_lexicon = {**(model.config.mixed_case_lexicon or {}), **lexicon}
         source = model_args.model_name_or_path
     else:
-        source = model_args.encoder or default_encoder()
+        source = model_args.encoder or minilm_l6_v2_path()
         model = hf_punctcase.JointTokenClassificationModel.from_encoder(
             source,
             num_encoder_layers=model_args.num_encoder_layers,
@@ -249,8 +245,9 @@ def run(model_args: ModelArguments, data_args: DataArguments, training_args: Tra
 
 def main(argv: list[str] | None = None) -> Path:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    model_args, data_args, training_args = parse_args(argv)
-    command = "python recipes/finetune.py " + shlex.join(sys.argv[1:] if argv is None else argv)
+    argv = sys.argv[1:] if argv is None else argv
+    model_args, data_args, training_args = parse_recipe_args((ModelArguments, DataArguments, TrainingArguments), argv)
+    command = "python recipes/finetune.py " + shlex.join(argv)
     return run(model_args, data_args, training_args, command)
 
 

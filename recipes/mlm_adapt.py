@@ -28,11 +28,14 @@ from itertools import chain
 from pathlib import Path
 
 import datasets
-from transformers import AutoTokenizer, HfArgumentParser, Trainer, TrainingArguments, set_seed
+from transformers import AutoTokenizer, Trainer, TrainingArguments, set_seed
 
 from hf_punctcase.data import CorpusSpec, cap_words, load_unlabeled_dataset, weighted_mix
+from hf_punctcase.encoders import minilm_l6_v2_path
 from hf_punctcase.labels import LabelScheme
 from hf_punctcase.mlm import DataCollatorForPunctuationMasking, masked_lm_from_encoder
+
+from finetune import parse_recipe_args  # recipes/ is on sys.path when run as a script
 
 logger = logging.getLogger("mlm_adapt")
 
@@ -83,11 +86,7 @@ def pack_blocks(tokenizer, texts: list[str], block_size: int) -> datasets.Datase
 def main(argv: list[str] | None = None) -> Path:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     argv = sys.argv[1:] if argv is None else argv
-    parser = HfArgumentParser((MlmArguments, TrainingArguments))
-    if len(argv) == 1 and argv[0].endswith((".yaml", ".yml")):
-        args, training_args = parser.parse_yaml_file(argv[0])
-    else:
-        args, training_args = parser.parse_args_into_dataclasses(argv)
+    args, training_args = parse_recipe_args((MlmArguments, TrainingArguments), argv)
     if args.masking not in ("random", "punctuation"):
         raise ValueError(f"--masking must be random or punctuation, got {args.masking!r}")
     set_seed(training_args.seed)
@@ -105,9 +104,7 @@ def main(argv: list[str] | None = None) -> Path:
     words = sum(len(t.split()) for t in texts)
     logger.info("%d texts, %d words", len(texts), words)
 
-    from finetune import default_encoder  # recipes/ is on sys.path when run as a script
-
-    encoder = args.encoder or default_encoder()
+    encoder = args.encoder or minilm_l6_v2_path()
     tokenizer = AutoTokenizer.from_pretrained(encoder)
     model = masked_lm_from_encoder(encoder)
     blocks = pack_blocks(tokenizer, texts, args.block_size)

@@ -72,8 +72,7 @@ def main(argv: list[str] | None = None) -> Path:
     kept_indices = select_by_perplexity(
         candidates, scores, args.max_words, args.min_sentence_words, oov=oov, max_oov_rate=args.max_oov_rate
     )
-    kept = [candidates[i] for i in kept_indices]
-    logger.info("kept %d of %d sentences", len(kept), len(candidates))
+    logger.info("kept %d of %d sentences", len(kept_indices), len(candidates))
 
     punct_names, case_names = scheme.punct_labels, scheme.case_labels
     # Kept sentences, in corpus order, packed into pseudo-documents of about --document_words words:
@@ -106,8 +105,8 @@ def main(argv: list[str] | None = None) -> Path:
         "command": "python recipes/sample_external.py " + shlex.join(argv),
         "lm": str(lm_path),
         "candidate_sentences": len(candidates),
-        "kept_sentences": len(kept),
-        "kept_words": sum(len(s.words) for s in kept),
+        "kept_sentences": len(kept_indices),
+        "kept_words": sum(by_source.values()),
         "kept_words_by_source": dict(by_source),
         "candidate_words_by_source": dict(Counter(src for src, s in zip(sources, candidates) for _ in s.words)),
         "median_perplexity_all": statistics.median(scores),
