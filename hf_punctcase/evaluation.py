@@ -91,6 +91,25 @@ def restore_references(restorer, references: Sequence[LabeledWords], batch_size:
     return [result["words"] for result in results], seconds
 
 
+def _score_references(restorer, references: Sequence[LabeledWords], batch_size: int) -> dict[str, float]:
+    """Restore each reference's words and score the predicted labels against its own; a reference
+    label of None (a source that could not give it) is left out. Casing is scored only if some
+    reference has casing labels."""
+    predictions, seconds = restore_references(restorer, references, batch_size)
+    pairs: dict[str, tuple[list[str], list[str]]] = {"punctuation": ([], []), "casing": ([], [])}
+    for ref, predicted in zip(references, predictions):
+        for key, labels in (("punctuation", ref.punct), ("casing", ref.case)):
+            for label, word in zip(labels, predicted):
+                if label is not None:
+                    pairs[key][0].append(label)
+                    pairs[key][1].append(word[key])
+    casing = pairs["casing"] if pairs["casing"][0] else (None, None)
+    scores = score_labels(restorer.scheme, *pairs["punctuation"], *casing)
+    scores["words"] = sum(len(ref) for ref in references)
+    scores["words_per_second"] = scores["words"] / seconds
+    return scores
+
+
 def evaluate_pipeline(restorer, documents: Sequence[tuple[str, str]], batch_size: int = 16) -> dict[str, float]:
     """Score a punct-case pipeline on punctuated reference documents through its public interface.
 
@@ -99,18 +118,7 @@ def evaluate_pipeline(restorer, documents: Sequence[tuple[str, str]], batch_size
     Returns the per-class scores plus ``words`` and ``words_per_second``.
     """
     scheme: LabelScheme = restorer.scheme
-    references = [scheme.parse(text) for _, text in documents]
-    predictions, seconds = restore_references(restorer, references, batch_size)
-    true_punct, pred_punct, true_case, pred_case = [], [], [], []
-    for ref, predicted in zip(references, predictions):
-        true_punct += ref.punct
-        true_case += ref.case
-        pred_punct += [w["punctuation"] for w in predicted]
-        pred_case += [w["casing"] for w in predicted]
-    scores = score_labels(scheme, true_punct, pred_punct, true_case, pred_case)
-    scores["words"] = len(true_punct)
-    scores["words_per_second"] = len(true_punct) / seconds
-    return scores
+    return _score_references(restorer, [scheme.parse(text) for _, text in documents], batch_size)
 
 
 def evaluate_dataset(restorer, dataset, batch_size: int = 16) -> dict[str, float]:
@@ -120,31 +128,16 @@ def evaluate_dataset(restorer, dataset, batch_size: int = 16) -> dict[str, float
     user would send them. Labels a source could not give (-1) are left out of the scores; casing is
     scored only when the dataset has casing labels.
     """
-    scheme: LabelScheme = restorer.scheme
-    documents: list[tuple[list[str], list[int], list[int]]] = []
+    punct_names = dataset.features["punct"].feature.names
+    case_names = dataset.features["case"].feature.names
+    references: list[LabeledWords] = []
     previous = None
     for row in dataset:
         if row["doc_id"] != previous:
-            documents.append(([], [], []))
+            references.append(LabeledWords([], [], []))
             previous = row["doc_id"]
-        words, punct, case = documents[-1]
-        words += row["words"]
-        punct += row["punct"]
-        case += row["case"]
-    references = [LabeledWords(words, ["O"] * len(words), ["LOWER"] * len(words)) for words, _, _ in documents]
-    predictions, seconds = restore_references(restorer, references, batch_size)
-    pairs: dict[str, tuple[list[str], list[str]]] = {"punct": ([], []), "case": ([], [])}
-    for (_, punct, case), predicted in zip(documents, predictions):
-        for name, labels, names, key in (
-            ("punct", punct, dataset.features["punct"].feature.names, "punctuation"),
-            ("case", case, dataset.features["case"].feature.names, "casing"),
-        ):
-            for label, word in zip(labels, predicted):
-                if label >= 0:
-                    pairs[name][0].append(names[label])
-                    pairs[name][1].append(word[key])
-    has_case = bool(pairs["case"][0])
-    scores = score_labels(scheme, *pairs["punct"], *(pairs["case"] if has_case else (None, None)))
-    scores["words"] = sum(len(words) for words, _, _ in documents)
-    scores["words_per_second"] = scores["words"] / seconds
-    return scores
+        reference = references[-1]
+        reference.words += row["words"]
+        reference.punct += [punct_names[label] if label >= 0 else None for label in row["punct"]]
+        reference.case += [case_names[label] if label >= 0 else None for label in row["case"]]
+    return _score_references(restorer, references, batch_size)
