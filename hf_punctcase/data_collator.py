@@ -1,4 +1,4 @@
-"""Batching of tokenised examples with both label sets padded."""
+"""Batching of tokenised examples with both label sets (and any teacher columns) padded."""
 
 from __future__ import annotations
 
@@ -8,20 +8,23 @@ import torch
 from transformers import PreTrainedTokenizerBase
 
 from .modeling import IGNORE_INDEX
+from .tokenization import TEACHER_COLUMNS, TEACHER_MASK
 
 LABEL_COLUMNS = ("punct_labels", "case_labels")
 
 
 @dataclass
 class DataCollatorForJointTokenClassification:
-    """Pads the encoder inputs with the tokenizer and every label column with -100."""
+    """Pads the encoder inputs with the tokenizer, every label column with -100, and the teacher's
+    logits (distillation) with zeros under a 0 mask."""
 
     tokenizer: PreTrainedTokenizerBase
     pad_to_multiple_of: int | None = None
 
     def __call__(self, features: list[dict]) -> dict[str, torch.Tensor]:
         labels = {name: [f[name] for f in features] for name in LABEL_COLUMNS if name in features[0]}
-        inputs = [{k: v for k, v in f.items() if k not in LABEL_COLUMNS} for f in features]
+        teacher = {name: [f[name] for f in features] for name in TEACHER_COLUMNS if name in features[0]}
+        inputs = [{k: v for k, v in f.items() if k not in LABEL_COLUMNS and k not in TEACHER_COLUMNS} for f in features]
         batch = self.tokenizer.pad(inputs, padding=True, pad_to_multiple_of=self.pad_to_multiple_of, return_tensors="pt")
         length = batch["input_ids"].shape[1]
         right = self.tokenizer.padding_side == "right"
@@ -29,6 +32,15 @@ class DataCollatorForJointTokenClassification:
             padded = torch.full((len(rows), length), IGNORE_INDEX, dtype=torch.long)
             for i, row in enumerate(rows):
                 row = torch.as_tensor(row, dtype=torch.long)
+                if right:
+                    padded[i, : len(row)] = row
+                else:
+                    padded[i, length - len(row) :] = row
+            batch[name] = padded
+        for name, rows in teacher.items():
+            rows = [torch.as_tensor(row, dtype=torch.long if name == TEACHER_MASK else torch.float32) for row in rows]
+            padded = torch.zeros((len(rows), length, *rows[0].shape[1:]), dtype=rows[0].dtype)
+            for i, row in enumerate(rows):
                 if right:
                     padded[i, : len(row)] = row
                 else:

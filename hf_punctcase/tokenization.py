@@ -6,11 +6,20 @@ every other position (later subwords, special tokens, padding) carries -100.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from transformers import BatchEncoding, PreTrainedTokenizerBase
 
 from .modeling import IGNORE_INDEX
+
+# Knowledge distillation: the teacher's logits per word (word-level columns of a dataset), and per
+# subword with a mask once tokenised (see hf_punctcase.distillation).
+TEACHER_PUNCT = "teacher_punct_logits"
+TEACHER_CASE = "teacher_case_logits"
+TEACHER_MASK = "teacher_mask"
+#: Token-level columns a distillation batch carries besides the model's inputs and labels.
+TEACHER_COLUMNS = (TEACHER_PUNCT, TEACHER_CASE, TEACHER_MASK)
 
 
 def model_words(words: Sequence[str], lowercase: bool) -> list[str]:
@@ -58,6 +67,25 @@ def align_labels(word_ids: Sequence[int | None], word_labels: Sequence[int]) -> 
     return aligned
 
 
+def teacher_columns_for_tokens(
+    word_ids: Sequence[int | None], punct_rows: Sequence[Sequence[float]], case_rows: Sequence[Sequence[float]]
+) -> dict[str, list]:
+    """Token-level teacher columns: a word's rows on its first subword, zeros and mask 0 elsewhere
+    (later subwords, special tokens, words the teacher gave no row)."""
+    num_punct, num_case = len(punct_rows[0]) if punct_rows else 0, len(case_rows[0]) if case_rows else 0
+    punct, case, mask = [], [], []
+    previous = None
+    for word_id in word_ids:
+        row = None
+        if word_id is not None and word_id != previous and not math.isnan(punct_rows[word_id][0]):
+            row = word_id
+        previous = word_id
+        punct.append(list(punct_rows[row]) if row is not None else [0.0] * num_punct)
+        case.append(list(case_rows[row]) if row is not None else [0.0] * num_case)
+        mask.append(1 if row is not None else 0)
+    return {TEACHER_PUNCT: punct, TEACHER_CASE: case, TEACHER_MASK: mask}
+
+
 def tokenize_and_align_labels(
     tokenizer: PreTrainedTokenizerBase,
     words_batch: Sequence[Sequence[str]],
@@ -86,8 +114,10 @@ def tokenize_dataset(
     Labels sit on first subwords, -100 elsewhere and where a source gave no label (-1). An example
     longer than ``max_length`` subwords becomes several, overlapping by ``stride`` subwords; a word cut
     at the start of a continuation window is not labelled there (its first subword is in the window
-    before). `datasets` caches the result.
+    before). `datasets` caches the result. A dataset with the teacher's per-word logits
+    (:func:`hf_punctcase.distillation.add_teacher_logits`) also gets the token-level teacher columns.
     """
+    with_teacher = TEACHER_PUNCT in dataset.column_names
 
     def encode(batch):
         encoding = tokenizer(
@@ -110,6 +140,10 @@ def tokenize_dataset(
             for name, source in (("punct_labels", "punct"), ("case_labels", "case")):
                 labels = [IGNORE_INDEX if label < 0 else label for label in batch[source][origin]]
                 columns[name].append(align_labels(word_ids, labels))
+            if with_teacher:
+                teacher = teacher_columns_for_tokens(word_ids, batch[TEACHER_PUNCT][origin], batch[TEACHER_CASE][origin])
+                for name, values in teacher.items():
+                    columns.setdefault(name, []).append(values)
         return {**encoding, **columns}
 
     return dataset.map(encode, batched=True, remove_columns=dataset.column_names, num_proc=num_proc)

@@ -44,6 +44,7 @@ from transformers import (
 import hf_punctcase
 from hf_punctcase.data import CorpusSpec, cap_words, corpus_texts, count_words, weighted_mix, window_examples
 from hf_punctcase.data_collator import DataCollatorForJointTokenClassification
+from hf_punctcase.distillation import DistillationTrainer
 from hf_punctcase.encoders import minilm_l6_v2_path
 from hf_punctcase.evaluation import compute_metrics_for, evaluate_dataset
 from hf_punctcase.labels import LabelScheme, build_mixed_case_lexicon
@@ -141,8 +142,17 @@ def build_model(model_args: ModelArguments, scheme: LabelScheme, lexicon: dict[s
     return model, AutoTokenizer.from_pretrained(source), str(source)
 
 
-def run(model_args: ModelArguments, data_args: DataArguments, training_args: TrainingArguments, command: str = "") -> Path:
-    """Train, keep the best checkpoint, save OUTPUT/final with its card; returns that folder."""
+def run(
+    model_args: ModelArguments,
+    data_args: DataArguments,
+    training_args: TrainingArguments,
+    command: str = "",
+    distillation=None,
+) -> Path:
+    """Train, keep the best checkpoint, save OUTPUT/final with its card; returns that folder.
+
+    ``distillation`` (recipes/distill.py): labels the training mixture with a teacher's logits and
+    trains with the DistillationTrainer."""
     set_seed(training_args.seed)
     scheme = LabelScheme()
     train_specs = [CorpusSpec.parse(s) for s in data_args.train_corpora]
@@ -170,6 +180,10 @@ def run(model_args: ModelArguments, data_args: DataArguments, training_args: Tra
         dev = splits["validation"]
         dev_parts[spec.name] = cap_words(dev, data_args.max_eval_words) if data_args.max_eval_words else dev
 
+    teacher_record = None
+    if distillation is not None:
+        train, teacher_record = distillation.label(train, training_args)
+
     lexicon = build_mixed_case_lexicon(text for spec in train_specs for text in corpus_texts(spec, data_args.data_dir))
     model, tokenizer, source = build_model(model_args, scheme, lexicon)
     if model_args.lora_r:
@@ -189,7 +203,10 @@ def run(model_args: ModelArguments, data_args: DataArguments, training_args: Tra
         callbacks.append(WallClockLimit(data_args.max_train_minutes))
     if data_args.early_stopping_patience:
         callbacks.append(EarlyStoppingCallback(data_args.early_stopping_patience))
-    trainer = Trainer(
+    trainer_class, trainer_kwargs = Trainer, {}
+    if distillation is not None:
+        trainer_class, trainer_kwargs = DistillationTrainer, distillation.trainer_kwargs()
+    trainer = trainer_class(
         model=model,
         args=training_args,
         train_dataset=train_tokens,
@@ -198,6 +215,7 @@ def run(model_args: ModelArguments, data_args: DataArguments, training_args: Tra
         data_collator=DataCollatorForJointTokenClassification(tokenizer),
         compute_metrics=compute_metrics_for(scheme),
         callbacks=callbacks,
+        **trainer_kwargs,
     )
     start = time.time()
     trainer.train(resume_from_checkpoint=training_args.resume_from_checkpoint)
@@ -231,6 +249,8 @@ def run(model_args: ModelArguments, data_args: DataArguments, training_args: Tra
         "training_machine": data_args.training_machine,
         "log_history": trainer.state.log_history,
     }
+    if teacher_record is not None:
+        summary["distillation"] = teacher_record
     if data_args.model_card:
         restorer = pipeline("punct-case", model=str(final))
         summary["pipeline_dev"] = {name: evaluate_dataset(restorer, dev) for name, dev in dev_parts.items()}

@@ -296,3 +296,10 @@ def test_ted_reader_skips_talks_that_are_not_english(tmp_path):
     path = tmp_path / "talks.jsonl"
     path.write_text("\n".join(_json.dumps(t) for t in talks))
     assert [doc_id for doc_id, _ in read_ted_talks(path)] == ["ted/ted_archive/en"]
+
+
+def test_ted_captions_are_unlabelled_words(corpus):
+    splits = load_punct_case_dataset("ted_captions", data_dir_path=corpus)
+    rows = [row for split in splits.values() for row in split]
+    assert [row["words"] for row in rows] == [["no", "marks", "here"]]
+    assert rows[0]["punct"] == [-1, -1, -1] and rows[0]["case"] == [-1, -1, -1]

@@ -150,6 +150,15 @@ def _hash_split(reader: Callable[[Path], Iterator[tuple[str, str]]], *parts: str
     return source
 
 
+def _ted_captions(root: Path, options: dict):
+    # Auto-captions carry no human punctuation: their words come without labels (-1), so that only a
+    # teacher's soft labels (distillation) or masked-LM objectives learn from them.
+    for doc_id, text in read_ted_unpunctuated(root / "ted" / "talks.jsonl"):
+        words = [word for word in (LabelScheme().parse(text).words) if word]
+        unlabelled = [None] * len(words)
+        yield document_split(doc_id), doc_id, LabeledWords(words, unlabelled, list(unlabelled)), False
+
+
 def _text(root: Path | None, options: dict):
     files = options.get("data_files")
     if not files:
@@ -162,6 +171,7 @@ def _text(root: Path | None, options: dict):
 SOURCES: dict[str, tuple[Source, str, tuple[str, ...]]] = {
     "ted": (_ted, "ted", ("train", "validation", "test")),
     "iwslt_dev2012": (_iwslt_dev2012, "ted", ("validation",)),
+    "ted_captions": (_ted_captions, "ted", ("train", "validation", "test")),
     "swda": (_swda, "conversational", ("train", "validation", "test")),
     "mts_dialog": (_mts_dialog, "medical", ("train", "validation")),
     "aci_bench": (_aci_bench, "medical", ("train", "validation")),
@@ -281,6 +291,7 @@ def load_punct_case_dataset(
 LICENCES: dict[str, tuple[str, str]] = {
     "ted": ("TED talks, punctuated (duplicates and IWSLT dev/test talks excluded)", "CC BY-NC-ND 3.0"),
     "iwslt_dev2012": ("IWSLT dev2012 (TED)", "CC BY-NC-ND 3.0"),
+    "ted_captions": ("TEDx / TED archive auto-captions, unlabelled (teacher-labelled)", "CC BY-NC-ND 3.0"),
     "swda": ("Switchboard Dialog Act corpus", "CC BY-NC-SA 3.0"),
     "switchboard_disfluency": ("Switchboard calls with Meteer disfluency markup", "Open Content License"),
     "dailydialog": ("DailyDialog written dialogues", "CC BY-NC-SA 4.0"),

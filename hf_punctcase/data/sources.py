@@ -95,7 +95,13 @@ def read_ted_unpunctuated(path: str | os.PathLike) -> Iterator[tuple[str, str]]:
     with open(path, encoding="utf-8") as handle:
         for line in handle:
             talk = json.loads(line)
-            if talk["punctuated"] or talk["duplicate_of"] or talk.get("near_duplicate_of"):
+            if (
+                talk["punctuated"]
+                or talk["duplicate_of"]
+                or talk.get("near_duplicate_of")
+                or talk.get("overlaps_iwslt_eval")
+                or not mostly_latin(talk["text"])
+            ):
                 continue
             yield f"ted/{talk['collection']}/{talk['title']}", clean_ted_text(talk["text"])
 
