@@ -80,6 +80,14 @@ def mpnet_base_v2_path(target: str | os.PathLike | None = None) -> str:
     return str(found)
 
 
+def resolve_encoder(name_or_path: str | None) -> str:
+    """An encoder directory or id as given, or a shipped encoder by name: ``minilm`` (the default
+    when None) or ``mpnet``."""
+    shipped = {"minilm": minilm_l6_v2_path, "mpnet": mpnet_base_v2_path}
+    name_or_path = name_or_path or "minilm"
+    return shipped[name_or_path]() if name_or_path in shipped else name_or_path
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("name", choices=["minilm", "mpnet"])

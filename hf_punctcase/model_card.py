@@ -38,6 +38,7 @@ class ModelCardData:
     weights_dtype: str = "fp16"
     base_model_id: str | None = None  # the encoder's Hub id, for the card's metadata
     repo_id: str | None = None  # where the checkpoint is published, for the usage lines
+    extra_sections: dict[str, str] = field(default_factory=dict)  # title → markdown (e.g. an ablation table)
     punct_labels: Sequence[str] = ("COMMA", "PERIOD", "QUESTION")
     case_labels: Sequence[str] = ("UPPER_FIRST", "ALL_UPPER", "MIXED")
 
@@ -141,6 +142,8 @@ def render_model_card(data: ModelCardData) -> str:
             ]
         else:
             lines += ["Casing: not scored (this dev set has no casing).", ""]
+    for title, body in data.extra_sections.items():
+        lines += [f"## {title}", "", body.strip(), ""]
     lines += [
         "## Intended use and limitations",
         "- Input: English speech transcripts, lowercase words separated by spaces (ASR 1-best). Words are never "
@@ -200,7 +203,25 @@ def _stage_description(summary: dict) -> str:
     text = f"{summary['train_seconds'] / 60:.0f} min, {summary['global_step']} steps"
     if epoch is not None:
         text += f", {epoch:.2f} epoch of {summary['train_words']:,} words (≈ {epoch * summary['train_words'] / 1e6:.1f}M words seen)"
+    if summary.get("distillation"):
+        record = summary["distillation"]
+        text += (
+            f", distilled from {record['teacher']} (temperature {record['temperature']:g}, soft-target weight "
+            f"{record['distill_weight']:g})"
+        )
     return text
+
+
+def _teacher_datasets(summary: dict) -> list[TrainingDataset]:
+    """A distilled student learns from its teacher's training data too: it carries those licences."""
+    teacher = (summary.get("distillation") or {}).get("teacher")
+    record = _training_record(Path(teacher)) if teacher and Path(teacher).is_dir() else None
+    if record is None:
+        return []
+    datasets = [d for _, stage in _training_chain(Path(teacher), record) for d in _datasets(stage)]
+    for d in datasets:
+        d.description = "teacher's data" + (f", {d.description}" if d.description else "")
+    return datasets
 
 
 def _training_chain(folder: Path, summary: dict) -> list[tuple[Path, dict]]:
@@ -247,11 +268,11 @@ def card_data_for_checkpoint(folder: str | os.PathLike, training_machine: str | 
     candidates = [config.get("encoder", {}).get("_name_or_path")] + [record.get("init") for _, record in chain[:1]]
     identities = [_encoder_identity(str(c)) for c in candidates if c]
     base_encoder, base_model_id = next((i for i in identities if i[1]), identities[0] if identities else ("unknown", None))
-    datasets = [d for _, record in chain for d in _datasets(record)]
+    datasets = [d for _, record in chain for d in _datasets(record) + _teacher_datasets(record)]
     if len(chain) > 1:
         datasets = []
         for k, (_, record) in enumerate(chain):
-            for d in _datasets(record):
+            for d in _datasets(record) + _teacher_datasets(record):
                 d.description = f"stage {k + 1}" + (f", {d.description}" if d.description else "")
                 datasets.append(d)
     licences = {d.licence for d in datasets}

@@ -64,6 +64,10 @@ def main() -> None:
     parser.add_argument("--recipe-command", default=None, help="Default: the commands the training records hold.")
     parser.add_argument("--training-machine", required=True)
     parser.add_argument("--batch-size", type=int, default=16)
+    parser.add_argument(
+        "--ablation-table", type=Path, default=None,
+        help="A markdown file (e.g. from benchmarks/ablation_table.py) the card shows as its ablation section.",
+    )
     args = parser.parse_args()
 
     export_fp16(args.checkpoint, args.target)
@@ -87,9 +91,11 @@ def main() -> None:
     card.notes = [
         "Licence: TED (CC BY-NC-ND 3.0) and SwDA (CC BY-NC-SA 3.0) are non-commercial licences, so this "
         "checkpoint is for non-commercial use only; read the TED terms (no derivatives) before redistributing it.",
-        "The recipes' ablations at small scale (MLM adaptation, two-stage finetuning, depth, case conditioning) "
-        "are in the project README (Experiments); they are what the next defaults build on.",
+        "The recipes' ablations (MLM adaptation, two-stage finetuning, depth, case conditioning, distillation) "
+        "are in the project README (Experiments).",
     ]
+    if args.ablation_table:
+        card.extra_sections["Ablations (dev)"] = args.ablation_table.read_text()
     text = render_model_card(card)
     args.card.parent.mkdir(parents=True, exist_ok=True)
     args.card.write_text(text)

