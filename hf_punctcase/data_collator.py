@@ -29,21 +29,19 @@ class DataCollatorForJointTokenClassification:
         length = batch["input_ids"].shape[1]
         right = self.tokenizer.padding_side == "right"
         for name, rows in labels.items():
-            padded = torch.full((len(rows), length), IGNORE_INDEX, dtype=torch.long)
-            for i, row in enumerate(rows):
-                row = torch.as_tensor(row, dtype=torch.long)
-                if right:
-                    padded[i, : len(row)] = row
-                else:
-                    padded[i, length - len(row) :] = row
-            batch[name] = padded
+            batch[name] = _pad([torch.as_tensor(row, dtype=torch.long) for row in rows], length, IGNORE_INDEX, right)
         for name, rows in teacher.items():
-            rows = [torch.as_tensor(row, dtype=torch.long if name == TEACHER_MASK else torch.float32) for row in rows]
-            padded = torch.zeros((len(rows), length, *rows[0].shape[1:]), dtype=rows[0].dtype)
-            for i, row in enumerate(rows):
-                if right:
-                    padded[i, : len(row)] = row
-                else:
-                    padded[i, length - len(row) :] = row
-            batch[name] = padded
+            dtype = torch.long if name == TEACHER_MASK else torch.float32
+            batch[name] = _pad([torch.as_tensor(row, dtype=dtype) for row in rows], length, 0, right)
         return batch
+
+
+def _pad(rows: list[torch.Tensor], length: int, fill: float, right: bool) -> torch.Tensor:
+    """Stack rows of different lengths (and equal trailing shape) into ``(len(rows), length, ...)``."""
+    padded = torch.full((len(rows), length, *rows[0].shape[1:]), fill, dtype=rows[0].dtype)
+    for i, row in enumerate(rows):
+        if right:
+            padded[i, : len(row)] = row
+        else:
+            padded[i, length - len(row) :] = row
+    return padded
