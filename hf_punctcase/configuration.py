@@ -27,6 +27,11 @@ class JointTokenClassificationConfig(PreTrainedConfig):
             hidden state (Sunkara et al. 2020, eq. 3). `"none"`: independent heads (ablation).
         punct_loss_weight (`float`, defaults to 0.6):
             α in loss = α·CE(punct) + CE(case).
+        label_smoothing (`float`, defaults to 0.0):
+            Label smoothing of both cross-entropies (training only).
+        punct_class_weights (`list[float]`, *optional*):
+            One weight per punctuation class in the punctuation cross-entropy, e.g. to up-weight the
+            rare QUESTION class (training only).
         num_encoder_layers (`int`, *optional*):
             Number of encoder layers kept from a pretrained encoder (the paper keeps 6).
         classifier_dropout (`float`, defaults to 0.1):
@@ -54,6 +59,8 @@ class JointTokenClassificationConfig(PreTrainedConfig):
     case_labels: list[str] | tuple[str, ...] = DEFAULT_CASE_LABELS
     case_conditioning: str = "punct_probs"
     punct_loss_weight: float | int = 0.6
+    label_smoothing: float | int = 0.0
+    punct_class_weights: list[float] | None = None
     num_encoder_layers: int | None = None
     classifier_dropout: float | int = 0.1
     mixed_case_lexicon: dict[str, str] | None = None
@@ -68,12 +75,27 @@ class JointTokenClassificationConfig(PreTrainedConfig):
             raise ValueError(
                 f"case_conditioning must be one of {CASE_CONDITIONING_CHOICES}, got {self.case_conditioning!r}"
             )
+        self.validate_loss_options()
         if self.num_encoder_layers is not None:
             if self.num_encoder_layers < 1:
                 raise ValueError(f"num_encoder_layers must be ≥ 1, got {self.num_encoder_layers}")
             self.encoder.num_hidden_layers = self.num_encoder_layers
         if self.mixed_case_lexicon is None:
             self.mixed_case_lexicon = {}
+
+    def validate_loss_options(self) -> None:
+        """Raise on a bad α, label smoothing or class-weight list (also after they are changed for a run)."""
+        if self.punct_loss_weight < 0:
+            raise ValueError(f"punct_loss_weight must be ≥ 0, got {self.punct_loss_weight}")
+        if not 0.0 <= self.label_smoothing < 1.0:
+            raise ValueError(f"label_smoothing must be in [0, 1), got {self.label_smoothing}")
+        if self.punct_class_weights is not None:
+            self.punct_class_weights = [float(w) for w in self.punct_class_weights]
+            if len(self.punct_class_weights) != len(self.punct_labels) or min(self.punct_class_weights) <= 0:
+                raise ValueError(
+                    f"punct_class_weights needs one positive weight per punctuation label {self.punct_labels}, "
+                    f"got {self.punct_class_weights}"
+                )
 
     @property
     def label_scheme(self) -> LabelScheme:

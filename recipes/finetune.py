@@ -70,6 +70,10 @@ class ModelArguments:
     num_encoder_layers: int | None = field(default=None, metadata={"help": "Keep the first k encoder layers."})
     case_conditioning: str = field(default="punct_probs", metadata={"help": "punct_probs | none"})
     punct_loss_weight: float = field(default=0.6, metadata={"help": "α in α·CE(punct) + CE(case)."})
+    label_smoothing: float = field(default=0.0, metadata={"help": "Label smoothing of both cross-entropies."})
+    punct_class_weights: list[float] | None = field(
+        default=None, metadata={"help": "One weight per punctuation class (O COMMA PERIOD QUESTION), e.g. 1 1 1 3."}
+    )
     lora_r: int = field(default=0, metadata={"help": "LoRA rank; 0 trains every weight."})
     lora_alpha: int = field(default=16)
     lora_dropout: float = field(default=0.1)
@@ -130,6 +134,11 @@ def build_model(model_args: ModelArguments, scheme: LabelScheme, lexicon: dict[s
         model = hf_punctcase.JointTokenClassificationModel.from_pretrained(model_args.model_name_or_path)
         # A later stage may see words the first did not: the lexicon is the union, new forms winning.
         model.config.mixed_case_lexicon = {**(model.config.mixed_case_lexicon or {}), **lexicon}
+        # The loss options are this run's, whatever the checkpoint was trained with.
+        model.config.punct_loss_weight = model_args.punct_loss_weight
+        model.config.label_smoothing = model_args.label_smoothing
+        model.config.punct_class_weights = model_args.punct_class_weights
+        model.config.validate_loss_options()
         source = model_args.model_name_or_path
     else:
         source = resolve_encoder(model_args.encoder)
@@ -140,6 +149,8 @@ def build_model(model_args: ModelArguments, scheme: LabelScheme, lexicon: dict[s
             case_labels=list(scheme.case_labels),
             case_conditioning=model_args.case_conditioning,
             punct_loss_weight=model_args.punct_loss_weight,
+            label_smoothing=model_args.label_smoothing,
+            punct_class_weights=model_args.punct_class_weights,
             mixed_case_lexicon=lexicon,
         )
     return model, AutoTokenizer.from_pretrained(source), str(source)

@@ -176,7 +176,12 @@ def test_distill_recipe_trains_a_student_and_reuses_the_cache(tiny_encoder_dir, 
     student = hf_punctcase.JointTokenClassificationModel.from_pretrained(final)
     assert student.config.encoder.hidden_size == 32
 
-    again = distill.main([*common, "--output_dir", str(tmp_path / "second"), "--model_card", "false"])
+    again = distill.main([
+        *common, "--output_dir", str(tmp_path / "second"), "--model_card", "false", "--model_name_or_path", str(final),
+        "--label_smoothing", "0.1", "--punct_class_weights", "1", "1", "1", "3",
+    ])
+    continued = hf_punctcase.JointTokenClassificationModel.from_pretrained(again)
+    assert continued.config.label_smoothing == 0.1 and continued.config.punct_class_weights == [1.0, 1.0, 1.0, 3.0]
     record = json.loads((again / "training_summary.json").read_text())["distillation"]
     assert record["teacher_logits_cache"] == str(cache) and "teacher_seconds" not in record
 

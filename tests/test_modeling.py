@@ -43,6 +43,29 @@ def test_loss_ignores_missing_casing(tiny_model, tiny_tokenizer):
     assert torch.allclose(punct_only, expected, atol=1e-6)
 
 
+def test_label_smoothing_and_punctuation_class_weights(tiny_model, tiny_tokenizer, tmp_path):
+    batch = _inputs(tiny_tokenizer)
+    punct = torch.full_like(batch["input_ids"], -100)
+    punct[0, 1], punct[0, 3], punct[0, 5] = 3, 0, 2
+    torch.manual_seed(0)
+    model = JointTokenClassificationModel(tiny_config(label_smoothing=0.1, punct_class_weights=[1, 1, 1, 4])).eval()
+    model.load_state_dict(tiny_model.state_dict())
+    logits = tiny_model(**batch).punct_logits[0]
+    positions, targets = torch.tensor([1, 3, 5]), torch.tensor([3, 0, 2])
+    expected = 0.6 * torch.nn.functional.cross_entropy(
+        logits[positions], targets, weight=torch.tensor([1.0, 1.0, 1.0, 4.0]), label_smoothing=0.1
+    )
+    assert torch.allclose(model(**batch, punct_labels=punct).loss, expected, atol=1e-6)
+    assert not torch.allclose(model(**batch, punct_labels=punct).loss, tiny_model(**batch, punct_labels=punct).loss)
+    model.save_pretrained(tmp_path)
+    reloaded = JointTokenClassificationModel.from_pretrained(tmp_path)
+    assert reloaded.config.label_smoothing == 0.1 and reloaded.config.punct_class_weights == [1.0, 1.0, 1.0, 4.0]
+    with pytest.raises(ValueError, match="one positive weight per punctuation label"):
+        tiny_config(punct_class_weights=[1, 2])
+    with pytest.raises(ValueError, match="label_smoothing"):
+        tiny_config(label_smoothing=1.0)
+
+
 def test_case_conditioning_changes_the_head():
     conditioned = JointTokenClassificationModel(tiny_config())
     independent = JointTokenClassificationModel(tiny_config(case_conditioning="none"))

@@ -3,7 +3,7 @@
     h = encoder(subwords)                                (first k layers of a pretrained encoder)
     p̂ = softmax(W_p h + b_p)                              punctuation after the word
     ĉ = softmax(W_c [p̂ ; h] + b_c)                        casing, conditioned on punctuation
-    loss = α · CE(p̂) + CE(ĉ)
+    loss = α · CE(p̂) + CE(ĉ)            (optionally class-weighted / label-smoothed)
 
 Only the first subword of each word carries labels; the others are -100 and ignored.
 """
@@ -48,7 +48,9 @@ class JointTokenClassifierOutput(ModelOutput):
     attentions: tuple[torch.FloatTensor, ...] | None = None
 
 
-def _masked_cross_entropy(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+def _masked_cross_entropy(
+    logits: torch.Tensor, labels: torch.Tensor, weight: torch.Tensor | None = None, label_smoothing: float = 0.0
+) -> torch.Tensor:
     """Mean cross-entropy over labelled positions; 0 (with a gradient path) when none is labelled.
 
     A batch can hold no casing label at all (lowercase sources mark casing as ignored), where plain
@@ -58,7 +60,11 @@ def _masked_cross_entropy(logits: torch.Tensor, labels: torch.Tensor) -> torch.T
     if not (flat_labels != IGNORE_INDEX).any():
         return logits.sum() * 0.0
     return nn.functional.cross_entropy(
-        logits.reshape(-1, logits.shape[-1]).float(), flat_labels, ignore_index=IGNORE_INDEX
+        logits.reshape(-1, logits.shape[-1]).float(),
+        flat_labels,
+        weight=weight,
+        ignore_index=IGNORE_INDEX,
+        label_smoothing=label_smoothing,
     )
 
 
@@ -177,10 +183,14 @@ class JointTokenClassificationModel(JointTokenClassificationPreTrainedModel):
         loss = None
         if punct_labels is not None or case_labels is not None:
             loss = punct_logits.new_zeros(())
+            smoothing = self.config.label_smoothing
             if punct_labels is not None:
-                loss = loss + self.config.punct_loss_weight * _masked_cross_entropy(punct_logits, punct_labels)
+                weights = self.config.punct_class_weights
+                weights = torch.tensor(weights, device=punct_logits.device) if weights else None
+                punct_loss = _masked_cross_entropy(punct_logits, punct_labels, weights, smoothing)
+                loss = loss + self.config.punct_loss_weight * punct_loss
             if case_labels is not None:
-                loss = loss + _masked_cross_entropy(case_logits, case_labels)
+                loss = loss + _masked_cross_entropy(case_logits, case_labels, label_smoothing=smoothing)
 
         output = JointTokenClassifierOutput(
             loss=loss,
