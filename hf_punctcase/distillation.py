@@ -23,7 +23,6 @@ from transformers import PreTrainedModel, PreTrainedTokenizerBase, Trainer
 from .tokenization import TEACHER_CASE, TEACHER_COLUMNS, TEACHER_MASK, TEACHER_PUNCT, first_subword_positions, tokenize_words
 
 
-
 def soft_target_kl(
     student_logits: torch.Tensor, teacher_logits: torch.Tensor, mask: torch.Tensor, temperature: float
 ) -> torch.Tensor:
