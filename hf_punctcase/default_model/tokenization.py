@@ -42,29 +42,28 @@ def tokenize_words(
     )
 
 
+def first_subword_word_ids(word_ids: Sequence[int | None]) -> list[int | None]:
+    """For each position, the word whose first subword it is, else None (later subwords, special tokens)."""
+    firsts, previous = [], None
+    for word_id in word_ids:
+        firsts.append(word_id if word_id is not None and word_id != previous else None)
+        previous = word_id
+    return firsts
+
+
 def first_subword_positions(word_ids: Sequence[int | None], num_words: int) -> list[int]:
     """Position of each word's first subword, or -1 for a word that got none (dropped by the
     tokenizer, e.g. a control character, or cut off by truncation)."""
     positions = [-1] * num_words
-    previous = None
-    for position, word_id in enumerate(word_ids):
-        if word_id is not None and word_id != previous:
+    for position, word_id in enumerate(first_subword_word_ids(word_ids)):
+        if word_id is not None:
             positions[word_id] = position
-        previous = word_id
     return positions
 
 
 def align_labels(word_ids: Sequence[int | None], word_labels: Sequence[int]) -> list[int]:
     """Per-subword label ids: the word's label on its first subword, -100 elsewhere."""
-    aligned = []
-    previous = None
-    for word_id in word_ids:
-        if word_id is None or word_id == previous:
-            aligned.append(IGNORE_INDEX)
-        else:
-            aligned.append(word_labels[word_id])
-        previous = word_id
-    return aligned
+    return [IGNORE_INDEX if w is None else word_labels[w] for w in first_subword_word_ids(word_ids)]
 
 
 def teacher_columns_for_tokens(
@@ -74,12 +73,8 @@ def teacher_columns_for_tokens(
     (later subwords, special tokens, words the teacher gave no row)."""
     num_punct, num_case = len(punct_rows[0]) if punct_rows else 0, len(case_rows[0]) if case_rows else 0
     punct, case, mask = [], [], []
-    previous = None
-    for word_id in word_ids:
-        row = None
-        if word_id is not None and word_id != previous and not math.isnan(punct_rows[word_id][0]):
-            row = word_id
-        previous = word_id
+    for word_id in first_subword_word_ids(word_ids):
+        row = word_id if word_id is not None and not math.isnan(punct_rows[word_id][0]) else None
         punct.append(list(punct_rows[row]) if row is not None else [0.0] * num_punct)
         case.append(list(case_rows[row]) if row is not None else [0.0] * num_case)
         mask.append(1 if row is not None else 0)
