@@ -268,13 +268,12 @@ def card_data_for_checkpoint(folder: str | os.PathLike, training_machine: str | 
     candidates = [config.get("encoder", {}).get("_name_or_path")] + [record.get("init") for _, record in chain[:1]]
     identities = [_encoder_identity(str(c)) for c in candidates if c]
     base_encoder, base_model_id = next((i for i in identities if i[1]), identities[0] if identities else ("unknown", None))
-    datasets = [d for _, record in chain for d in _datasets(record) + _teacher_datasets(record)]
-    if len(chain) > 1:
-        datasets = []
-        for k, (_, record) in enumerate(chain):
-            for d in _datasets(record) + _teacher_datasets(record):
+    datasets = []
+    for k, (_, record) in enumerate(chain):
+        for d in _datasets(record) + _teacher_datasets(record):
+            if len(chain) > 1:
                 d.description = f"stage {k + 1}" + (f", {d.description}" if d.description else "")
-                datasets.append(d)
+            datasets.append(d)
     licences = {d.licence for d in datasets}
     non_commercial = sorted(licences & NON_COMMERCIAL)
     if len(chain) > 1:
