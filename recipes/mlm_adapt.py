@@ -28,12 +28,12 @@ from itertools import chain
 from pathlib import Path
 
 import datasets
-from transformers import AutoTokenizer, Trainer, TrainingArguments, set_seed
+from transformers import AutoTokenizer, TrainingArguments, set_seed
 
 from hf_punctcase.data import CorpusSpec, cap_words, load_unlabeled_dataset, weighted_mix
 from hf_punctcase.encoders import resolve_encoder
 from hf_punctcase.labels import LabelScheme
-from hf_punctcase.mlm import DataCollatorForPunctuationMasking, masked_lm_from_encoder
+from hf_punctcase.mlm import DataCollatorForPunctuationMasking, MaskedPositionsTrainer, masked_lm_from_encoder
 
 from finetune import parse_recipe_args  # recipes/ is on sys.path when run as a script
 
@@ -114,7 +114,7 @@ def main(argv: list[str] | None = None) -> Path:
         punctuation_fraction=args.punctuation_fraction if args.masking == "punctuation" else 0.0,
         seed=training_args.seed,
     )
-    trainer = Trainer(model=model, args=training_args, train_dataset=blocks, data_collator=collator, processing_class=tokenizer)
+    trainer = MaskedPositionsTrainer(model=model, args=training_args, train_dataset=blocks, data_collator=collator, processing_class=tokenizer)
     start = time.time()
     trainer.train(resume_from_checkpoint=training_args.resume_from_checkpoint)
     final = Path(training_args.output_dir) / "final"

@@ -14,7 +14,7 @@ import torch
 from safetensors.torch import load_file
 
 import hf_punctcase
-from hf_punctcase.mlm import DataCollatorForPunctuationMasking, masked_lm_from_encoder
+from hf_punctcase.mlm import DataCollatorForPunctuationMasking, masked_lm_from_encoder, masked_positions_loss
 
 from conftest import write_punctuated_corpus
 
@@ -155,6 +155,27 @@ def test_punctuation_masking_rate_measured_on_a_sample(tiny_tokenizer):
     plain = DataCollatorForPunctuationMasking(tiny_tokenizer, punctuation_fraction=0.0, seed=0)(examples)
     plain_masked = plain["labels"] != -100
     assert (plain_masked & is_punct).sum().item() / plain_masked.sum().item() < 0.25
+
+
+def test_masked_positions_loss_equals_the_full_forward_loss_and_gradients(tiny_encoder_dir, tiny_tokenizer):
+    model = masked_lm_from_encoder(tiny_encoder_dir).eval()  # no dropout, so both passes see one network
+    collator = DataCollatorForPunctuationMasking(tiny_tokenizer, seed=0)
+    text = "so what are the risks ? i am not technical . we think that this is a good idea , but you know ."
+    batch = collator([tiny_tokenizer(text), tiny_tokenizer(text[:40])])
+    assert (batch["labels"] != -100).any()
+
+    full = model(**batch).loss
+    full.backward()
+    full_grads = {n: p.grad.clone() for n, p in model.named_parameters() if p.grad is not None}
+    model.zero_grad()
+    selected = masked_positions_loss(model, batch)
+    selected.backward()
+    torch.testing.assert_close(selected, full)
+    for name, param in model.named_parameters():
+        torch.testing.assert_close(param.grad, full_grads[name], msg=name)
+    # normalised by the Trainer's count over an accumulated batch instead of this batch's
+    count = (batch["labels"] != -100).sum()
+    torch.testing.assert_close(masked_positions_loss(model, batch, num_items_in_batch=3 * count), full.detach() / 3)
 
 
 def test_mlm_adapt_output_is_an_encoder_finetune_accepts(tiny_encoder_dir, corpus, tmp_path):
