@@ -23,7 +23,11 @@ from transformers import AutoTokenizer
 
 from hf_punctcase.data import data_dir, read_iwslt_cased
 from hf_punctcase.encoders import resolve_encoder
-from hf_punctcase.mlm import DataCollatorForPunctuationMasking, masked_lm_from_encoder, masked_positions_loss
+from hf_punctcase.mlm import (
+    DataCollatorForPunctuationMasking,
+    masked_lm_from_encoder,
+    masked_positions_loss,
+)
 
 
 def masked_batch(tokenizer, batch_size: int, block_size: int, data: str | None) -> dict[str, torch.Tensor]:

@@ -15,7 +15,12 @@ from dataclasses import dataclass
 
 import torch
 import torch.nn.functional as F
-from transformers import AutoModelForMaskedLM, DataCollatorForLanguageModeling, PreTrainedModel, Trainer
+from transformers import (
+    AutoModelForMaskedLM,
+    DataCollatorForLanguageModeling,
+    PreTrainedModel,
+    Trainer,
+)
 
 DEFAULT_PUNCTUATION_TOKENS = (".", ",", "?")
 
