@@ -6,14 +6,16 @@ domain, stage 2 on in-domain data, starting from stage 1's final weights.
         --output runs/sampled/swda_external.jsonl
     python recipes/two_stage.py recipes/configs/two_stage_swda.yaml
 
-The YAML file has ``output_dir``, ``common`` (finetune.py arguments for both stages) and ``stage1`` /
-``stage2`` (arguments of each stage, overriding ``common``). Stage outputs: OUTPUT/stage1/final and
-OUTPUT/stage2/final (the model to use, with its card).
+The YAML file has ``output_dir``, ``common`` (finetune.py arguments for every stage) and ``stage1``,
+``stage2``, ... (arguments of each stage, overriding ``common``); each stage after the first starts
+from the previous one's final weights. Stage outputs: OUTPUT/stageK/final; the last one is the model
+to use, with its card (which lists every stage).
 """
 
 from __future__ import annotations
 
 import logging
+import re
 import sys
 from pathlib import Path
 
@@ -41,10 +43,15 @@ def main(argv: list[str] | None = None) -> Path:
     missing = {"output_dir", "stage1", "stage2"} - set(config)
     if missing:
         raise SystemExit(f"{argv[0]} lacks {sorted(missing)}")
+    stages = sorted((k for k in config if re.fullmatch(r"stage\d+", k)), key=lambda k: int(k[5:]))
+    if stages != [f"stage{k}" for k in range(1, len(stages) + 1)]:
+        raise SystemExit(f"{argv[0]}: stages must be stage1, stage2, ... without gaps, got {stages}")
     output_dir = Path(config["output_dir"])
     command = f"python recipes/two_stage.py {argv[0]}"
-    stage1 = run(*stage_arguments(config, "stage1", output_dir, None), command=command + " (stage 1)")
-    return run(*stage_arguments(config, "stage2", output_dir, stage1), command=command + " (stage 2)")
+    final = None
+    for k, stage in enumerate(stages, start=1):
+        final = run(*stage_arguments(config, stage, output_dir, final), command=command + f" (stage {k})")
+    return final
 
 
 if __name__ == "__main__":

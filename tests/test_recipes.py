@@ -112,19 +112,22 @@ def test_two_stage_starts_stage2_from_stage1_weights(tiny_encoder_dir, corpus, t
         "output_dir": str(tmp_path / "two_stage"),
         "common": options,
         "stage1": {"train_corpora": [f"text:{corpus}"]},
-        # learning rate 0: stage 2 can only end where it started
+        # learning rate 0: stages 2 and 3 can only end where they started
         "stage2": {"train_corpora": [f"text:{corpus}"], "learning_rate": 0.0, "max_steps": 3},
+        "stage3": {"train_corpora": [f"text:{corpus}"], "learning_rate": 0.0, "max_steps": 3, "window_words": 30},
     }
     path = tmp_path / "two_stage.yaml"
     path.write_text(yaml.safe_dump(config))
     final = two_stage.main([str(path)])
+    assert final == tmp_path / "two_stage" / "stage3" / "final"
     stage1 = _weights(tmp_path / "two_stage" / "stage1" / "final")
-    stage2 = _weights(final)
-    assert stage1.keys() == stage2.keys()
+    stage3 = _weights(final)
+    assert stage1.keys() == stage3.keys()
     for name in stage1:
-        torch.testing.assert_close(stage1[name], stage2[name], rtol=0, atol=0)
-    summary = json.loads((final / "training_summary.json").read_text())
-    assert summary["init"] == str(tmp_path / "two_stage" / "stage1" / "final")
+        torch.testing.assert_close(stage1[name], stage3[name], rtol=0, atol=0)
+    for k in (2, 3):
+        summary = json.loads((tmp_path / "two_stage" / f"stage{k}" / "final" / "training_summary.json").read_text())
+        assert summary["init"] == str(tmp_path / "two_stage" / f"stage{k - 1}" / "final")
     # and stage 1 did train: its weights are not the encoder's
     encoder = load_file(Path(tiny_encoder_dir) / "model.safetensors")
     key = next(k for k in encoder if k.endswith("attention.self.query.weight"))
