@@ -16,7 +16,6 @@ import argparse
 import json
 import platform
 import statistics
-import time
 
 import torch
 from transformers import AutoTokenizer
@@ -28,6 +27,7 @@ from hf_punctcase.mlm import (
     masked_lm_from_encoder,
     masked_positions_loss,
 )
+from train_speed import step_times  # benchmarks/ is on sys.path when run as a script
 
 
 def masked_batch(tokenizer, batch_size: int, block_size: int, data: str | None) -> dict[str, torch.Tensor]:
@@ -41,20 +41,6 @@ def masked_batch(tokenizer, batch_size: int, block_size: int, data: str | None) 
         for i in range(batch_size)
     ]
     return DataCollatorForPunctuationMasking(tokenizer, seed=0)(blocks)
-
-
-def step_times(model, batch, steps: int, masked_only: bool) -> list[float]:
-    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-5)
-    times = []
-    for _ in range(steps + 2):
-        start = time.perf_counter()
-        with torch.autocast("cpu", dtype=torch.bfloat16):
-            loss = masked_positions_loss(model, batch) if masked_only else model(**batch).loss
-        loss.backward()
-        optimizer.step()
-        optimizer.zero_grad()
-        times.append(time.perf_counter() - start)
-    return times[2:]
 
 
 def main() -> None:
@@ -76,7 +62,7 @@ def main() -> None:
     for name, masked_only in (("full_forward", False), ("masked_positions", True)):
         torch.manual_seed(0)
         model = masked_lm_from_encoder(encoder).train()
-        times = step_times(model, batch, args.steps, masked_only)
+        times = step_times(model, batch, args.steps, bf16=True, loss_fn=masked_positions_loss if masked_only else None)
         median = statistics.median(times)
         results[name] = {"median_seconds_per_step": median, "tokens_per_second": tokens / median}
         print(f"{name}: {median:.2f} s/step (median of {len(times)}), {tokens / median:.0f} tokens/s")
