@@ -118,8 +118,9 @@ def masked_positions_loss(
     """The masked-LM cross-entropy, with the vocabulary projected at the masked positions only.
 
     A ``*ForMaskedLM`` forward scores every position against the whole vocabulary (30k for MiniLM)
-    and then ignores the 85% that are not masked; on a 6-layer 384-wide encoder that projection is
-    about a third of the step. Same loss, same gradients. ``num_items_in_batch`` (the Trainer's count
+    and then ignores the 85% that are not masked; on a 6-layer 384-wide encoder that projection (and
+    its fp32 softmax) is more than half of a CPU step (benchmarks/mlm_speed.py). Same loss, same
+    gradients. ``num_items_in_batch`` (the Trainer's count
     of labelled tokens over an accumulated batch) divides the summed loss, as transformers' own MLM
     loss does; without it the mean over this batch's masked tokens is returned.
     """

@@ -39,7 +39,9 @@ def test_config_parses_with_the_recipe_its_usage_line_names(config: Path):
     recipe = usage.group(1)
     values = yaml.safe_load(config.read_text())
     if recipe == "two_stage":
-        for stage in ("stage1", "stage2"):
+        stages = [key for key in values if re.fullmatch(r"stage\d+", key)]
+        assert {"stage1", "stage2"} <= set(stages)
+        for stage in stages:
             *_, training_args = two_stage.stage_arguments(values, stage, Path(values["output_dir"]), None)
             assert training_args.output_dir == str(Path(values["output_dir"]) / stage)
         return
