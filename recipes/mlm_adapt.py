@@ -123,6 +123,8 @@ def main(argv: list[str] | None = None) -> Path:
         "command": "python recipes/mlm_adapt.py " + shlex.join(argv),
         "encoder": str(encoder),
         "masking": args.masking,
+        "corpora": list(args.corpora),
+        "unlabeled": list(args.unlabeled),
         "words": words,
         "blocks": len(blocks),
         "train_seconds": time.time() - start,

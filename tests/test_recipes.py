@@ -14,6 +14,7 @@ import torch
 from safetensors.torch import load_file
 
 import hf_punctcase
+from hf_punctcase import model_card
 from hf_punctcase.mlm import DataCollatorForPunctuationMasking, masked_lm_from_encoder, masked_positions_loss
 
 from conftest import write_punctuated_corpus
@@ -199,6 +200,23 @@ def test_mlm_adapt_output_is_an_encoder_finetune_accepts(tiny_encoder_dir, corpu
     torch.testing.assert_close(joint.encoder.encoder.layer[0].attention.self.query.weight, adapted[key])
     original = load_file(Path(tiny_encoder_dir) / "model.safetensors")
     assert not torch.equal(original[key.removeprefix("bert.")], adapted[key])
+
+    # A joint model finetuned from the adapted encoder: its card names the MLM stage, its text and licence.
+    tuned = finetune.main([
+        "--encoder", str(final), "--output_dir", str(tmp_path / "tuned"), "--train_corpora", f"text:{corpus}",
+        "--eval_corpora", f"text:{corpus}", *TINY_TRAINING,
+    ])
+    card = (tuned / "README.md").read_text()
+    assert "adapted by punctuation-masking MLM on" in card
+    assert "| the user's own text — MLM adaptation | see Training | as the user's data |" in card
+    assert "- Command: `python recipes/mlm_adapt.py --encoder" in card and " ; then python recipes/finetune.py" in card
+    assert "- Time: MLM adaptation (punctuation masking):" in card
+
+
+def test_card_reads_the_corpora_of_an_older_mlm_record_off_its_command():
+    record = {"command": "python recipes/mlm_adapt.py --output_dir x --corpora ted swda=0.5 --unlabeled ted_unpunctuated --bf16"}
+    assert model_card._mlm_corpora(record) == ["ted", "swda=0.5", "ted_unpunctuated"]
+    assert [d.licence for d in model_card._mlm_datasets(record)] == ["CC BY-NC-ND 3.0", "CC BY-NC-SA 3.0", "CC BY-NC-ND 3.0"]
 
 
 def test_restore_corpus_across_two_processes_keeps_input_order(tiny_model_dir, tmp_path):
