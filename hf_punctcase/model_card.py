@@ -318,7 +318,7 @@ def card_data_for_checkpoint(folder: str | os.PathLike, training_machine: str | 
     identities = [_encoder_identity(str(c)) for c in candidates if c]
     base_encoder, base_model_id = next((i for i in identities if i[1]), identities[0] if identities else ("unknown", None))
     if mlm is not None:
-        base_encoder += f", adapted by {mlm.get('masking', 'random')}-masking MLM on {mlm['words']:,} words of speech-domain text"
+        base_encoder += f", adapted by {mlm.get('masking', 'random')}-masking MLM on {mlm['words']:,} words (its corpora are listed under Training data)"
     datasets = _mlm_datasets(mlm) if mlm is not None else []
     for k, (_, record) in enumerate(chain):
         for d in _datasets(record) + _teacher_datasets(record):
