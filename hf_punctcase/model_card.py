@@ -9,6 +9,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .encoders import PYPI_PACKAGES
+
 
 @dataclass
 class TrainingDataset:
@@ -192,8 +194,6 @@ def _parameter_count(folder: Path) -> int:
 def _encoder_identity(source: str) -> tuple[str, str | None]:
     """(readable name, Hub id or None) of the encoder a checkpoint started from. A PyPI encoder is named
     by its package, not by the local path it was unpacked to (a card must not carry a machine's paths)."""
-    from .encoders import PYPI_PACKAGES
-
     for hub_id, package in PYPI_PACKAGES.items():
         if hub_id.lower() in source.lower().replace("_", "-"):
             return f"sentence-transformers/{hub_id} (Apache-2.0; from PyPI: {package})", f"sentence-transformers/{hub_id}"
@@ -221,14 +221,9 @@ def _mlm_corpora(record: dict) -> list[str]:
 
 def _mlm_datasets(record: dict) -> list[TrainingDataset]:
     """The text of the MLM adaptation: unlabelled use, but its licences follow the weights all the same."""
-    from .data.builder import LICENCES
-
-    datasets = []
-    for spec in _mlm_corpora(record):
-        source, _, weight = spec.partition("=")
-        name = source.partition(":")[0]  # text:PATH names the user's file
-        description, licence = LICENCES.get(name, (name, "unknown"))
-        datasets.append(TrainingDataset(description, None, licence, "MLM adaptation" + (f", weight {weight}" if weight else "")))
+    datasets = [_corpus_dataset(spec, None) for spec in _mlm_corpora(record)]
+    for d in datasets:
+        d.description = "MLM adaptation" + (f", {d.description}" if d.description else "")
     return datasets
 
 
@@ -283,19 +278,21 @@ def _training_chain(folder: Path, summary: dict) -> list[tuple[Path, dict]]:
     return chain[::-1]
 
 
-def _datasets(summary: dict) -> list[TrainingDataset]:
+def _corpus_dataset(spec: str, words: int | None) -> TrainingDataset:
+    """A corpus spec (NAME, NAME=WEIGHT, text:PATH) as a row of the card's data table, with its licence."""
     from .data.builder import LICENCES
 
+    source, _, weight = spec.partition("=")
+    name = source.partition(":")[0]  # text:PATH names the user's file
+    description, licence = LICENCES.get(name, (name, "unknown"))
+    return TrainingDataset(description, words, licence, f"weight {weight}" if weight else "")
+
+
+def _datasets(summary: dict) -> list[TrainingDataset]:
     if "train_corpora" in summary:
-        specs = [(spec, spec.partition("=")[0].partition(":")[0], summary["pool_words"].get(spec, 0)) for spec in summary["train_corpora"]]
-    else:  # the first recipe's record: words per source
-        specs = [(name, name, words) for name, words in summary.get("train_words_by_source", {}).items()]
-    datasets = []
-    for spec, name, words in specs:
-        description, licence = LICENCES.get(name, (name, "unknown"))
-        weight = spec.partition("=")[2]
-        datasets.append(TrainingDataset(description, words, licence, f"weight {weight}" if weight else ""))
-    return datasets
+        return [_corpus_dataset(spec, summary["pool_words"].get(spec, 0)) for spec in summary["train_corpora"]]
+    # the first recipe's record: words per source
+    return [_corpus_dataset(name, words) for name, words in summary.get("train_words_by_source", {}).items()]
 
 
 def card_data_for_checkpoint(folder: str | os.PathLike, training_machine: str | None = None, repo_id: str | None = None) -> ModelCardData:
