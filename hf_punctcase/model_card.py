@@ -227,10 +227,25 @@ def _mlm_datasets(record: dict) -> list[TrainingDataset]:
     return datasets
 
 
+def checkpoint_step(checkpoint: str | os.PathLike | None) -> int | None:
+    """The step a Trainer checkpoint was saved at, or None without one. A recipe resumed from a checkpoint
+    records it, so that its card does not pass the time of the last leg off as the time of the whole run."""
+    if not checkpoint:
+        return None
+    return json.loads((Path(checkpoint) / "trainer_state.json").read_text())["global_step"]
+
+
+def _timed_steps(record: dict) -> str:
+    minutes, steps, resumed = record["train_seconds"] / 60, record["global_step"], record.get("resumed_from_step")
+    if resumed is None:
+        return f"{minutes:.0f} min, {steps} steps"
+    return f"{steps} steps (resumed from step {resumed}; steps {resumed}–{steps} took {minutes:.0f} min)"
+
+
 def _mlm_description(record: dict) -> str:
     return (
-        f"MLM adaptation ({record.get('masking', 'random')} masking): {record['train_seconds'] / 60:.0f} min, "
-        f"{record['global_step']} steps over {record['words']:,} words"
+        f"MLM adaptation ({record.get('masking', 'random')} masking): {_timed_steps(record)} over "
+        f"{record['words']:,} words"
     )
 
 
@@ -241,7 +256,7 @@ def _training_record(folder: Path) -> dict | None:
 
 def _stage_description(summary: dict) -> str:
     epoch = summary.get("epoch", (summary.get("dev_metrics") or {}).get("epoch"))
-    text = f"{summary['train_seconds'] / 60:.0f} min, {summary['global_step']} steps"
+    text = _timed_steps(summary)
     if epoch is not None:
         text += f", {epoch:.2f} epoch of {summary['train_words']:,} words (≈ {epoch * summary['train_words'] / 1e6:.1f}M words seen)"
     if summary.get("distillation"):

@@ -49,7 +49,7 @@ from hf_punctcase.encoders import resolve_encoder
 from hf_punctcase.evaluation import compute_metrics_for, evaluate_dataset
 from hf_punctcase.labels import LabelScheme, build_mixed_case_lexicon
 from hf_punctcase.hub import push_to_hub
-from hf_punctcase.model_card import card_for_checkpoint
+from hf_punctcase.model_card import card_for_checkpoint, checkpoint_step
 from hf_punctcase.tokenization import tokenize_dataset
 
 logger = logging.getLogger("finetune")
@@ -256,6 +256,7 @@ def run(
         "pool_words": pool_words,
         "train_seconds": train_seconds,
         "global_step": trainer.state.global_step,
+        "resumed_from_step": checkpoint_step(training_args.resume_from_checkpoint),
         "epoch": trainer.state.epoch,
         "best_checkpoint": trainer.state.best_model_checkpoint,
         "dev_metrics": metrics,

@@ -34,6 +34,7 @@ from hf_punctcase.data import CorpusSpec, cap_words, load_unlabeled_dataset, wei
 from hf_punctcase.encoders import resolve_encoder
 from hf_punctcase.labels import LabelScheme
 from hf_punctcase.mlm import DataCollatorForPunctuationMasking, MaskedPositionsTrainer, masked_lm_from_encoder
+from hf_punctcase.model_card import checkpoint_step
 
 from finetune import parse_recipe_args  # recipes/ is on sys.path when run as a script
 
@@ -129,6 +130,7 @@ def main(argv: list[str] | None = None) -> Path:
         "blocks": len(blocks),
         "train_seconds": time.time() - start,
         "global_step": trainer.state.global_step,
+        "resumed_from_step": checkpoint_step(training_args.resume_from_checkpoint),
         "loss_curve": [(e["step"], e["loss"]) for e in trainer.state.log_history if "loss" in e],
     }
     (final / "mlm_summary.json").write_text(json.dumps(summary, indent=2))

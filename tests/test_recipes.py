@@ -213,6 +213,25 @@ def test_mlm_adapt_output_is_an_encoder_finetune_accepts(tiny_encoder_dir, corpu
     assert "- Time: MLM adaptation (punctuation masking):" in card
 
 
+def test_a_resumed_mlm_run_records_where_it_resumed(tiny_encoder_dir, corpus, tmp_path):
+    """A run spread over sessions: its record, and the card line made from it, say that the time is the last leg's."""
+    args = [
+        "--encoder", tiny_encoder_dir, "--output_dir", str(tmp_path / "mlm"), "--corpora", f"text:{corpus}",
+        "--block_size", "32", "--per_device_train_batch_size", "8", "--max_steps", "4", "--learning_rate", "1e-3",
+        "--logging_steps", "1", "--save_steps", "2", "--report_to", "none", "--use_cpu", "--seed", "0",
+        "--disable_tqdm", "true",
+    ]
+    first = json.loads((mlm_adapt.main(args) / "mlm_summary.json").read_text())
+    assert first["resumed_from_step"] is None and first["global_step"] == 4
+    assert model_card._mlm_description(first).startswith("MLM adaptation (punctuation masking): 0 min, 4 steps over ")
+
+    resumed = mlm_adapt.main([*args, "--resume_from_checkpoint", str(tmp_path / "mlm" / "checkpoint-2")])
+    summary = json.loads((resumed / "mlm_summary.json").read_text())
+    assert summary["resumed_from_step"] == 2 and summary["global_step"] == 4
+    assert [step for step, _ in summary["loss_curve"]] == [1, 2, 3, 4]  # the first leg's losses come with the checkpoint
+    assert "4 steps (resumed from step 2; steps 2–4 took 0 min) over " in model_card._mlm_description(summary)
+
+
 def test_card_reads_the_corpora_of_an_older_mlm_record_off_its_command():
     record = {"command": "python recipes/mlm_adapt.py --output_dir x --corpora ted swda=0.5 --unlabeled ted_unpunctuated --bf16"}
     assert model_card._mlm_corpora(record) == ["ted", "swda=0.5", "ted_unpunctuated"]
