@@ -89,8 +89,9 @@ def main() -> None:
     if args.recipe_command:
         card.recipe_command = args.recipe_command
     card.notes = [
-        "Licence: TED (CC BY-NC-ND 3.0) and SwDA (CC BY-NC-SA 3.0) are non-commercial licences, so this "
-        "checkpoint is for non-commercial use only; read the TED terms (no derivatives) before redistributing it.",
+        "Licence: some of the training text (the MLM adaptation's included) is under non-commercial licences "
+        "(Training data), so this checkpoint is for non-commercial use only; read the TED terms (no "
+        "derivatives) before redistributing it.",
         "The recipes' ablations (MLM adaptation, two-stage finetuning, depth, case conditioning, distillation) "
         "are in the project README (Experiments).",
     ]
