@@ -81,6 +81,13 @@ def main() -> None:
 
     size = (args.target / "model.safetensors").stat().st_size / 2**20
     card = card_data_for_checkpoint(args.checkpoint, training_machine=args.training_machine)
+    if card.base_model_id:
+        # The config keeps the directory the encoder was loaded from (site-packages, or an MLM run under
+        # runs/): meaningless on a user's machine. Name the encoder it started from; the card says the rest.
+        config_path = args.target / "config.json"
+        config = json.loads(config_path.read_text())
+        config["encoder"]["_name_or_path"] = card.base_model_id
+        config_path.write_text(json.dumps(config, indent=2, sort_keys=True) + "\n")
     card.model_name = "hf_punctcase default"
     card.size_on_disk_mb = size
     card.weights_dtype = "fp16"
