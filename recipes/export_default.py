@@ -37,9 +37,11 @@ def dev_sets(root: Path) -> dict[str, list[tuple[str, str]]]:
     }
 
 
-def export_fp16(checkpoint: Path, target: Path) -> None:
+def export_fp16(checkpoint: Path, target: Path, encoder_name: str | None = None) -> None:
     """Copy a checkpoint with fp16 weights; the config asks for fp32 so that it loads as fp32 on CPU.
-    The target's README.md (the card) is written afterwards by main()."""
+    ``encoder_name`` replaces the directory the encoder was loaded from (site-packages, or an MLM run
+    under runs/), meaningless on a user's machine; the card says the rest. The target's README.md (the
+    card) is written afterwards by main()."""
     model = hf_punctcase.JointTokenClassificationModel.from_pretrained(checkpoint, dtype=torch.float32)
     tokenizer = AutoTokenizer.from_pretrained(checkpoint)
     with tempfile.TemporaryDirectory() as tmp:
@@ -49,6 +51,8 @@ def export_fp16(checkpoint: Path, target: Path) -> None:
         save_file({k: v.half().contiguous() for k, v in weights.items()}, Path(tmp) / "model.safetensors", metadata={"format": "pt"})
         config = json.loads((Path(tmp) / "config.json").read_text())
         config["dtype"] = "float32"
+        if encoder_name:
+            config["encoder"]["_name_or_path"] = encoder_name
         (Path(tmp) / "config.json").write_text(json.dumps(config, indent=2, sort_keys=True) + "\n")
         if target.exists():
             shutil.rmtree(target)
@@ -70,7 +74,8 @@ def main() -> None:
     )
     args = parser.parse_args()
 
-    export_fp16(args.checkpoint, args.target)
+    card = card_data_for_checkpoint(args.checkpoint, training_machine=args.training_machine)
+    export_fp16(args.checkpoint, args.target, encoder_name=card.base_model_id)
     restorer = pipeline("punct-case", model=str(args.target))
     root = data_dir(args.data_dir)
     evaluations = {name: evaluate_pipeline(restorer, docs, args.batch_size) for name, docs in dev_sets(root).items()}
@@ -80,14 +85,6 @@ def main() -> None:
               f"{100 * scores['case_overall_f1']:.1f}, {scores['words_per_second']:.0f} words/s")
 
     size = (args.target / "model.safetensors").stat().st_size / 2**20
-    card = card_data_for_checkpoint(args.checkpoint, training_machine=args.training_machine)
-    if card.base_model_id:
-        # The config keeps the directory the encoder was loaded from (site-packages, or an MLM run under
-        # runs/): meaningless on a user's machine. Name the encoder it started from; the card says the rest.
-        config_path = args.target / "config.json"
-        config = json.loads(config_path.read_text())
-        config["encoder"]["_name_or_path"] = card.base_model_id
-        config_path.write_text(json.dumps(config, indent=2, sort_keys=True) + "\n")
     card.model_name = "hf_punctcase default"
     card.size_on_disk_mb = size
     card.weights_dtype = "fp16"
