@@ -8,7 +8,9 @@ domain, stage 2 on in-domain data, starting from stage 1's final weights.
 
 The YAML file has ``output_dir``, ``common`` (finetune.py arguments for every stage) and ``stage1``,
 ``stage2``, ... (arguments of each stage, overriding ``common``); each stage after the first starts
-from the previous one's final weights. Stage outputs: OUTPUT/stageK/final; the last one is the model
+from the previous one's final weights. ``extends: OTHER.yaml`` (a path relative to the file) takes
+another config and changes only what this one names: top-level values are replaced, ``common`` and the
+stages are merged key by key. Stage outputs: OUTPUT/stageK/final; the last one is the model
 to use, with its card (which lists every stage).
 """
 
@@ -25,6 +27,19 @@ from transformers import HfArgumentParser, TrainingArguments
 from finetune import DataArguments, ModelArguments, run
 
 
+def load_config(path: str | Path) -> dict:
+    """A recipe config, with the config it ``extends`` (if any) under it."""
+    path = Path(path)
+    config = yaml.safe_load(path.read_text())
+    base = config.pop("extends", None)
+    if base is None:
+        return config
+    merged = load_config(path.parent / base)
+    for key, value in config.items():
+        merged[key] = {**merged.get(key, {}), **value} if isinstance(value, dict) else value
+    return merged
+
+
 def stage_arguments(config: dict, stage: str, output_dir: Path, init: Path | None):
     values = {**config.get("common", {}), **config[stage], "output_dir": str(output_dir / stage)}
     if init is not None:
@@ -39,7 +54,7 @@ def main(argv: list[str] | None = None) -> Path:
     argv = sys.argv[1:] if argv is None else argv
     if len(argv) != 1:
         raise SystemExit("usage: two_stage.py CONFIG.yaml")
-    config = yaml.safe_load(Path(argv[0]).read_text())
+    config = load_config(argv[0])
     missing = {"output_dir", "stage1", "stage2"} - set(config)
     if missing:
         raise SystemExit(f"{argv[0]} lacks {sorted(missing)}")

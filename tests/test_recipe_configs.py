@@ -37,13 +37,28 @@ def test_config_parses_with_the_recipe_its_usage_line_names(config: Path):
     usage = re.search(rf"python recipes/(\w+)\.py recipes/configs/{re.escape(config.name)}", config.read_text())
     assert usage, f"{config.name} has no '# python recipes/RECIPE.py recipes/configs/{config.name}' line"
     recipe = usage.group(1)
-    values = yaml.safe_load(config.read_text())
     if recipe == "two_stage":
+        values = two_stage.load_config(config)
         stages = [key for key in values if re.fullmatch(r"stage\d+", key)]
         assert {"stage1", "stage2"} <= set(stages)
         for stage in stages:
             *_, training_args = two_stage.stage_arguments(values, stage, Path(values["output_dir"]), None)
             assert training_args.output_dir == str(Path(values["output_dir"]) / stage)
         return
+    values = yaml.safe_load(config.read_text())
     parsed = finetune.parse_recipe_args(SINGLE_RUN_ARGUMENTS[recipe], [str(config)])
     assert parsed[-1].output_dir == values["output_dir"]
+
+
+def test_a_config_that_extends_another_changes_only_what_it_names(tmp_path: Path):
+    (tmp_path / "base.yaml").write_text(
+        "output_dir: runs/base\ncommon: {learning_rate: 1.0e-4, seed: 1}\n"
+        "stage1: {encoder: minilm, max_steps: 10}\nstage2: {max_steps: 5}\n"
+    )
+    (tmp_path / "child.yaml").write_text("extends: base.yaml\noutput_dir: runs/child\nstage1: {encoder: runs/mlm/final}\n")
+    assert two_stage.load_config(tmp_path / "child.yaml") == {
+        "output_dir": "runs/child",
+        "common": {"learning_rate": 1.0e-4, "seed": 1},
+        "stage1": {"encoder": "runs/mlm/final", "max_steps": 10},
+        "stage2": {"max_steps": 5},
+    }
