@@ -3,6 +3,7 @@
 
     python benchmarks/evaluate.py --model default --json dev.json
     python benchmarks/evaluate.py --model runs/x/final --data-dir ../shared/data --no-truecase
+    python benchmarks/evaluate.py --window-words 160 --context-words 50   # other pipeline windows
 
 Dev sets: TED (IWSLT dev2010 + tst2012, cased), IWSLT dev2012 (Che layout, punctuation only), SwDA val,
 MTS-Dialog validation, ACI-BENCH valid (lowercase dialogues: punctuation only), and ACI-BENCH valid
@@ -70,7 +71,14 @@ def main() -> None:
     parser.add_argument("--batch-size", type=int, default=16)
     parser.add_argument("--no-truecase", action="store_true", help="skip the truecase baseline")
     parser.add_argument("--json", default=None, help="write every score here")
+    parser.add_argument("--window-words", type=int, default=None, help="the pipeline's window_words (default: its own, 200)")
+    parser.add_argument("--context-words", type=int, default=None, help="the pipeline's context_words (default: its own, 50)")
     args = parser.parse_args()
+    windows = {
+        key: value
+        for key, value in (("window_words", args.window_words), ("context_words", args.context_words))
+        if value is not None
+    }
 
     restorer = hf_punctcase.load_pipeline(None if args.model == "default" else args.model)
     scheme = restorer.scheme
@@ -83,7 +91,7 @@ def main() -> None:
 
     report = {}
     for name, (references, has_casing) in dev_sets(root, scheme).items():
-        predictions, seconds = restore_references(restorer, references, args.batch_size)
+        predictions, seconds = restore_references(restorer, references, args.batch_size, **windows)
         punct_pairs, case_pairs, truecase_pairs = [], [], []
         for ref, predicted in zip(references, predictions):
             punct_pairs += [(r, w["punctuation"]) for r, w in zip(ref.punct, predicted)]
@@ -109,7 +117,7 @@ def main() -> None:
     hypotheses = [scheme.parse(asr).words for _, asr, _ in pairs]
     references = [scheme.parse(human) for _, _, human in pairs]
     start = time.perf_counter()
-    results = restorer([" ".join(words) for words in hypotheses], batch_size=args.batch_size)
+    results = restorer([" ".join(words) for words in hypotheses], batch_size=args.batch_size, **windows)
     seconds = time.perf_counter() - start
     metric = PunctCase()
     scores = metric.compute(

@@ -72,15 +72,18 @@ def compute_metrics_for(scheme: LabelScheme):
     return compute_metrics
 
 
-def restore_references(restorer, references: Sequence[LabeledWords], batch_size: int = 16) -> tuple[list[list[dict]], float]:
+def restore_references(
+    restorer, references: Sequence[LabeledWords], batch_size: int = 16, **pipeline_kwargs
+) -> tuple[list[list[dict]], float]:
     """Run a punct-case pipeline on each reference's words, lowercased and unpunctuated as ASR gives
-    them. Returns the per-document word entries and the seconds taken.
+    them (``pipeline_kwargs``, e.g. ``window_words``, go to the pipeline's call). Returns the
+    per-document word entries and the seconds taken.
 
     Raises if a result has another number of words than its reference: labels zipped out of step
     would score as a silently wrong figure.
     """
     start = time.perf_counter()
-    results = restorer([" ".join(ref.words) for ref in references], batch_size=batch_size)
+    results = restorer([" ".join(ref.words) for ref in references], batch_size=batch_size, **pipeline_kwargs)
     seconds = time.perf_counter() - start
     for index, (ref, result) in enumerate(zip(references, results)):
         if len(result["words"]) != len(ref.words):

@@ -171,3 +171,16 @@ def test_evaluation_refuses_misaligned_references(tiny_pipeline):
     shifted = LabeledWords(["so", "\u00a0", "what"], ["O", "COMMA", "QUESTION"], ["UPPER_FIRST", "LOWER", "LOWER"])
     with pytest.raises(RuntimeError, match="document 0: 3 reference words but 2 restored"):
         restore_references(tiny_pipeline, [shifted])
+
+
+def test_evaluation_passes_window_options_to_the_pipeline(tiny_pipeline):
+    """benchmarks/evaluate.py --window-words / --context-words score the pipeline as a user would call it."""
+    from hf_punctcase.evaluation import restore_references
+    from hf_punctcase.labels import LabeledWords
+
+    words = ("so what are the risks i am not technical " * 6).split()
+    reference = LabeledWords(words, ["O"] * len(words), ["LOWER"] * len(words))
+    predictions, _ = restore_references(tiny_pipeline, [reference], window_words=12, context_words=3)
+    assert predictions[0] == tiny_pipeline(" ".join(words), window_words=12, context_words=3)["words"]
+    with pytest.raises(ValueError, match=r"window_words \(8\) must exceed 2 × context_words \(4\)"):
+        restore_references(tiny_pipeline, [reference], window_words=8, context_words=4)
