@@ -35,6 +35,7 @@ import numpy as np  # noqa: E402
 
 import hf_punctcase  # noqa: E402
 from hf_punctcase.data import data_dir  # noqa: E402
+from hf_punctcase.pipeline import _unbatched  # noqa: E402  (the stacking postprocess itself does)
 
 
 def _evaluate_script():
@@ -52,10 +53,7 @@ def record_probabilities(restorer, references, batch_size: int) -> list[tuple[np
     def recording(model_outputs, **kwargs):
         result = postprocess(model_outputs, **kwargs)
         words = len(result["words"])
-        stacked = [
-            np.concatenate([np.asarray(o[key]).reshape(-1, np.asarray(o[key]).shape[-1]) for o in model_outputs])[:words]
-            for key in ("punct_probs", "case_probs")
-        ]
+        stacked = [np.concatenate([_unbatched(o[key]) for o in model_outputs])[:words] for key in ("punct_probs", "case_probs")]
         recorded.append(tuple(stacked))
         return result
 
