@@ -8,6 +8,7 @@ from .builder import FEATURES, LICENCES, NON_COMMERCIAL, SOURCES, chunk_at_sente
 from .disfluency import DISFLUENCY_LABELS, parse_meteer, read_switchboard_disfluency
 from .mixing import CorpusSpec, cap_words, corpus_texts, count_words, weighted_mix, window_examples
 from .formats import read_che, read_nemo, write_che, write_nemo
+from .label_transfer import transfer_labels
 from .sources import (
     DEFAULT_DATA_DIR,
     clean_ted_text,
@@ -67,6 +68,7 @@ __all__ = [
     "read_swda",
     "read_ted_talks",
     "read_text_files",
+    "transfer_labels",
     "write_che",
     "write_nemo",
 ]

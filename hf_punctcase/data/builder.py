@@ -25,8 +25,10 @@ from ..labels import (
 )
 from .disfluency import DISFLUENCY_LABELS, read_switchboard_disfluency
 from .formats import read_che
+from .label_transfer import transfer_labels
 from .sources import (
     data_dir,
+    read_aci_asr_pairs,
     read_aci_bench,
     read_dailydialog,
     read_fortunes,
@@ -127,6 +129,16 @@ def _aci_bench(root: Path, options: dict):
             yield split, doc_id, text, False  # lowercase dialogues: punctuation labels only
 
 
+def _aci_bench_asr(root: Path, options: dict):
+    # Real ASR output of the virtscribe encounters, its labels transferred from the human transcript.
+    scheme = LabelScheme()
+    folder = root / "medical" / "aci_bench" / "src_experiment_data"
+    for split, name in (("train", "train"), ("validation", "valid")):
+        for key, asr, human in read_aci_asr_pairs(folder, name):
+            labeled = transfer_labels(scheme.parse(human), scheme.parse(asr).words)
+            yield split, f"aci_bench_asr/{name}/{key}", labeled, False
+
+
 def _switchboard_disfluency(root: Path, options: dict):
     path = root / "conversational" / "switchboard_disfluency_sample" / "disfluency"
     for doc_id, labeled, disfluency in read_switchboard_disfluency(path):
@@ -175,6 +187,7 @@ SOURCES: dict[str, tuple[Source, str, tuple[str, ...]]] = {
     "swda": (_swda, "conversational", ("train", "validation", "test")),
     "mts_dialog": (_mts_dialog, "medical", ("train", "validation")),
     "aci_bench": (_aci_bench, "medical", ("train", "validation")),
+    "aci_bench_asr": (_aci_bench_asr, "medical", ("train", "validation")),
     "switchboard_disfluency": (_switchboard_disfluency, "conversational", ("train", "validation", "test")),
     "dailydialog": (_dailydialog, "conversational", ("train", "validation", "test")),
     "masc": (_hash_split(read_masc, "general", "masc", "plain"), "general", ("train", "validation", "test")),
@@ -303,6 +316,7 @@ LICENCES: dict[str, tuple[str, str]] = {
     "mtsamples": ("MTSamples medical transcription reports", "CC0"),
     "mts_dialog": ("MTS-Dialog doctor–patient dialogues", "CC BY 4.0"),
     "aci_bench": ("ACI-BENCH doctor–patient dialogues (punctuation only)", "CC BY 4.0"),
+    "aci_bench_asr": ("ACI-BENCH virtscribe ASR output, labels transferred from the human transcripts", "CC BY 4.0"),
     "text": ("the user's own text", "as the user's data"),
 }
 

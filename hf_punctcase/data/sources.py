@@ -261,10 +261,20 @@ def read_nltk(folder: str | os.PathLike) -> Iterator[tuple[str, str]]:
 
 def read_aci_asr_pairs(folder: str | os.PathLike, split: str = "valid") -> Iterator[tuple[str, str, str]]:
     """ACI-BENCH virtscribe encounters as ``(id, asr dialogue, human transcript)``: real ASR errors on
-    medical conversations, kept paired for aligned (ASR-mode) evaluation."""
+    medical conversations, kept paired for aligned (ASR-mode) evaluation and for training on ASR
+    output with labels transferred from the transcript. ``folder`` is ``src_experiment_data``; the
+    train split has no ``*_virtscribe_humantrans.csv``, so its transcripts are the same encounters'
+    dialogues in ``challenge_data`` (matched through its metadata's ``id``)."""
     folder = Path(folder)
     asr = {row["id"]: row["dialogue"] for row in csv.DictReader(open(folder / f"{split}_virtscribe_asr.csv", newline=""))}
     human_path = folder / f"{split}_virtscribe_humantrans.csv"
-    for row in csv.DictReader(open(human_path, newline="")):
-        if row["id"] in asr:
-            yield row["id"], _ACI_SPEAKER_TAG.sub(" ", asr[row["id"]]), _ACI_SPEAKER_TAG.sub(" ", row["dialogue"])
+    if human_path.is_file():
+        human = [(row["id"], row["dialogue"]) for row in csv.DictReader(open(human_path, newline=""))]
+    else:
+        challenge = folder.parent / "challenge_data"
+        ids = {row["encounter_id"]: row["id"] for row in csv.DictReader(open(challenge / f"{split}_metadata.csv", newline=""))}
+        rows = csv.DictReader(open(challenge / f"{split}.csv", newline=""))
+        human = [(ids.get(row["encounter_id"]), row["dialogue"]) for row in rows]
+    for key, dialogue in human:
+        if key in asr:
+            yield key, _ACI_SPEAKER_TAG.sub(" ", asr[key]), _ACI_SPEAKER_TAG.sub(" ", dialogue)
