@@ -70,6 +70,12 @@ LABELLED_MARKS = ".,?!:;-…"
 _ABBREVIATION = re.compile(r"^(?:[A-Za-z]\.){2,}$|^(?:mr|mrs|ms|dr|st|jr|sr|vs|etc|prof|inc|ltd|co|no)\.$", re.I)
 
 
+def strongest_label(labels: Iterable[str]) -> str:
+    """The strongest of some punctuation labels ("O" for none): QUESTION > EXCLAMATION > PERIOD >
+    SEMICOLON > COLON > COMMA > O, the order that picks one label for a word followed by several marks."""
+    return max(labels, key=_STRENGTH.__getitem__, default="O")
+
+
 def is_latin_letter(ch: str) -> bool:
     return ch.isalpha() and "LATIN" in unicodedata.name(ch, "")
 
