@@ -62,10 +62,10 @@ def restore(args) -> int:
 
 
 def stats(args) -> int:
-    from .data import SOURCES, load_punct_case_dataset
+    from .data import FILE_SOURCES, SOURCES, load_punct_case_dataset
     from .data.stats import split_stats, stats_table
 
-    names = args.corpus or [name for name in SOURCES if name != "text"]
+    names = args.corpus or [name for name in SOURCES if name not in FILE_SOURCES]
     unknown = sorted(set(names) - set(SOURCES))
     if unknown:
         return _error(f"unknown corpora {unknown}; known: {sorted(SOURCES)}")

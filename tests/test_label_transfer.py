@@ -1,11 +1,14 @@
-"""Labels moved from a reference transcript onto ASR output, and the ACI-BENCH ASR corpus built with it."""
+"""Labels moved from a reference transcript onto ASR output, and the corpora built with it (ACI-BENCH's
+real ASR output, the user's own n-best lists)."""
 
 import csv
+import json
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hf_punctcase.data import load_punct_case_dataset, read_aci_asr_pairs, transfer_labels
+from hf_punctcase.data import CorpusSpec, load_punct_case_dataset, read_aci_asr_pairs, read_asr_hypotheses, transfer_labels
 from hf_punctcase.labels import LabeledWords, LabelScheme
 
 SCHEME = LabelScheme()
@@ -101,3 +104,45 @@ def test_aci_bench_asr_corpus(tmp_path, monkeypatch):
     assert set(train["case"]) == {-1}  # lowercase transcripts: no casing labels
     assert train["doc_id"] == "aci_bench_asr/train/VS1" and train["domain"] == "medical"
     assert [punct[p] for p in validation["punct"]] == ["O", "QUESTION", "PERIOD"]
+
+
+def test_user_asr_hypotheses_with_n_best_lists(tmp_path, monkeypatch):
+    monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "cache"))
+    path = tmp_path / "nbest.jsonl"
+    lines = [
+        {"id": f"utt{i}", "reference": "So what are the risks? I am not technical.",
+         "hypotheses": ["so what are the risk i am not technical", "so what are risks i am uh not technical"]}
+        for i in range(40)
+    ]
+    lines.append({"id": "one", "reference": "We met at NASA.", "hypothesis": "we met at nassau"})
+    path.write_text("\n".join(json.dumps(line) for line in lines))
+    ds = load_punct_case_dataset("asr_hypotheses", data_files=[path])
+    rows = [row for split in ds for row in ds[split]]
+    assert len(rows) == 81
+    by_id = {row["doc_id"]: row for row in rows}
+    second = by_id["nbest/utt0/1"]
+    assert second["words"] == "so what are risks i am uh not technical".split()
+    assert [SCHEME.punct_labels[p] for p in second["punct"]] == ["O", "O", "O", "QUESTION", "O", "O", "O", "O", "PERIOD"]
+    assert [SCHEME.case_labels[c] if c >= 0 else None for c in second["case"]][:7] == [
+        "UPPER_FIRST", "LOWER", "LOWER", "LOWER", "UPPER_FIRST", "LOWER", None]
+    # Both hypotheses of a reference are in its split: no reference's words are on both sides.
+    split_of = {row["doc_id"]: split for split in ds for row in ds[split]}
+    assert all(split_of[f"nbest/utt{i}/0"] == split_of[f"nbest/utt{i}/1"] for i in range(40))
+    assert len(set(split_of.values())) > 1
+    # The labels follow the dataset's scheme: one without QUESTION has no mark for "risks?".
+    scheme = LabelScheme(punct_labels=("O", "COMMA", "PERIOD"))
+    narrow = load_punct_case_dataset("asr_hypotheses", data_files=[path], scheme=scheme)
+    row = next(r for split in narrow for r in narrow[split] if r["doc_id"] == "nbest/utt0/1")
+    assert [scheme.punct_labels[p] for p in row["punct"]] == ["O"] * 8 + ["PERIOD"]
+
+
+def test_asr_hypotheses_bad_input(tmp_path):
+    path = tmp_path / "bad.jsonl"
+    path.write_text(json.dumps({"reference": "Hi."}))
+    with pytest.raises(ValueError, match="needs \"reference\" and \"hypotheses\""):
+        list(read_asr_hypotheses([path]))
+    with pytest.raises(ValueError, match=".jsonl"):
+        list(read_asr_hypotheses([tmp_path / "pairs.txt"]))
+    with pytest.raises(ValueError, match="files are given for"):
+        CorpusSpec.parse("asr_hypotheses")
+    assert CorpusSpec.parse(f"asr_hypotheses:{path}=2").weight == 2

@@ -4,11 +4,11 @@
     ds = load_punct_case_dataset("ted", data_dir="../shared/data", max_words=200)   # DatasetDict
 """
 
-from .builder import FEATURES, LICENCES, NON_COMMERCIAL, SOURCES, chunk_at_sentences, document_split, load_punct_case_dataset, load_unlabeled_dataset
+from .builder import FEATURES, FILE_SOURCES, LICENCES, NON_COMMERCIAL, SOURCES, chunk_at_sentences, document_split, load_punct_case_dataset, load_unlabeled_dataset
 from .disfluency import DISFLUENCY_LABELS, parse_meteer, read_switchboard_disfluency
 from .mixing import CorpusSpec, cap_words, corpus_texts, count_words, weighted_mix, window_examples
 from .formats import read_che, read_nemo, write_che, write_nemo
-from .label_transfer import transfer_labels
+from .label_transfer import AsrHypothesis, transfer_labels
 from .sources import (
     DEFAULT_DATA_DIR,
     clean_ted_text,
@@ -16,6 +16,7 @@ from .sources import (
     labeled_chunks,
     read_aci_asr_pairs,
     read_aci_bench,
+    read_asr_hypotheses,
     read_dailydialog,
     read_fortunes,
     read_iwslt_cased,
@@ -31,6 +32,7 @@ from .sources import (
 )
 
 __all__ = [
+    "AsrHypothesis",
     "CorpusSpec",
     "LICENCES",
     "NON_COMMERCIAL",
@@ -53,6 +55,7 @@ __all__ = [
     "read_wikipedia",
     "DEFAULT_DATA_DIR",
     "FEATURES",
+    "FILE_SOURCES",
     "SOURCES",
     "chunk_at_sentences",
     "clean_ted_text",
@@ -61,6 +64,7 @@ __all__ = [
     "labeled_chunks",
     "load_punct_case_dataset",
     "read_aci_bench",
+    "read_asr_hypotheses",
     "read_che",
     "read_iwslt_cased",
     "read_mts_dialog",

@@ -25,11 +25,12 @@ from ..labels import (
 )
 from .disfluency import DISFLUENCY_LABELS, read_switchboard_disfluency
 from .formats import read_che
-from .label_transfer import transfer_labels
+from .label_transfer import AsrHypothesis
 from .sources import (
     data_dir,
     read_aci_asr_pairs,
     read_aci_bench,
+    read_asr_hypotheses,
     read_dailydialog,
     read_fortunes,
     read_iwslt_cased,
@@ -131,12 +132,10 @@ def _aci_bench(root: Path, options: dict):
 
 def _aci_bench_asr(root: Path, options: dict):
     # Real ASR output of the virtscribe encounters, its labels transferred from the human transcript.
-    scheme = LabelScheme()
     folder = root / "medical" / "aci_bench" / "src_experiment_data"
     for split, name in (("train", "train"), ("validation", "valid")):
         for key, asr, human in read_aci_asr_pairs(folder, name):
-            labeled = transfer_labels(scheme.parse(human), scheme.parse(asr).words)
-            yield split, f"aci_bench_asr/{name}/{key}", labeled, False
+            yield split, f"aci_bench_asr/{name}/{key}", AsrHypothesis(human, asr), False
 
 
 def _switchboard_disfluency(root: Path, options: dict):
@@ -179,6 +178,20 @@ def _text(root: Path | None, options: dict):
         yield document_split(doc_id), doc_id, text, options.get("has_casing", True)
 
 
+def _asr_hypotheses(root: Path | None, options: dict):
+    # Every hypothesis of one reference lands in the reference's split, so none of its words leaks.
+    files = options.get("data_files")
+    if not files:
+        raise ValueError('the "asr_hypotheses" source needs data_files=[...] (.jsonl lines of reference + hypotheses)')
+    for doc_id, reference, hypotheses in read_asr_hypotheses(files):
+        split = document_split(doc_id)
+        for rank, hypothesis in enumerate(hypotheses):
+            yield split, f"{doc_id}/{rank}", AsrHypothesis(reference, hypothesis), options.get("has_casing", True)
+
+
+#: Sources that read the user's files (``data_files``) rather than a folder of ../shared/data.
+FILE_SOURCES = ("text", "asr_hypotheses")
+
 #: name → (reader, domain, the splits it can give).
 SOURCES: dict[str, tuple[Source, str, tuple[str, ...]]] = {
     "ted": (_ted, "ted", ("train", "validation", "test")),
@@ -204,6 +217,7 @@ SOURCES: dict[str, tuple[Source, str, tuple[str, ...]]] = {
         ("train", "validation", "test"),
     ),
     "text": (_text, "user", ("train", "validation", "test")),
+    "asr_hypotheses": (_asr_hypotheses, "user", ("train", "validation", "test")),
 }
 
 
@@ -244,7 +258,12 @@ def _examples(
     for doc_split, doc_id, document, has_casing, *extra in reader(Path(root) if root else None, options):
         if doc_split != split:
             continue
-        labeled = scheme.parse(document) if isinstance(document, str) else document
+        if isinstance(document, str):
+            labeled = scheme.parse(document)
+        elif isinstance(document, AsrHypothesis):
+            labeled = document.labeled(scheme)
+        else:
+            labeled = document
         disfluency = [disfluency2id[d] for d in extra[0]] if extra else [NO_LABEL] * len(labeled)
         for start, end in chunk_at_sentences(labeled, max_words):
             yield {
@@ -269,13 +288,14 @@ def load_punct_case_dataset(
     """Load a corpus as a DatasetDict of the splits it has (a split with no document is left out).
 
     ``name``: one of :data:`SOURCES`. ``data_dir_path``: the corpus folder (default ../shared/data).
-    For ``"text"``, pass ``data_files=[...]`` (and ``has_casing=False`` for lowercase text).
+    For ``"text"`` and ``"asr_hypotheses"``, pass ``data_files=[...]`` (and ``has_casing=False`` for
+    lowercase text).
     Results are cached by `datasets`, keyed on the arguments.
     """
     if name not in SOURCES:
         raise ValueError(f"unknown corpus {name!r}; known: {sorted(SOURCES)}")
     scheme = scheme or LabelScheme()
-    root = None if name == "text" else str(data_dir(data_dir_path))
+    root = None if name in FILE_SOURCES else str(data_dir(data_dir_path))
     if "data_files" in options:
         options["data_files"] = [str(Path(f).resolve()) for f in options["data_files"]]
         # User files change: their size and time are part of the cache key.
@@ -318,6 +338,7 @@ LICENCES: dict[str, tuple[str, str]] = {
     "aci_bench": ("ACI-BENCH doctor–patient dialogues (punctuation only)", "CC BY 4.0"),
     "aci_bench_asr": ("ACI-BENCH virtscribe ASR output, labels transferred from the human transcripts", "CC BY 4.0"),
     "text": ("the user's own text", "as the user's data"),
+    "asr_hypotheses": ("the user's ASR output, labels transferred from its reference transcripts", "as the user's data"),
 }
 
 #: Licences that forbid commercial use.

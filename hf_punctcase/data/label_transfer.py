@@ -9,10 +9,11 @@ sequences with the Levenshtein edit operations (rapidfuzz), as the ASR-mode metr
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from rapidfuzz.distance import Levenshtein
 
-from ..labels import LabeledWords, strongest_label
+from ..labels import LabeledWords, LabelScheme, strongest_label
 
 #: Casing classes that belong to a position (sentence start) or a plain word, not to one spelling:
 #: a substituted word takes them over; ALL_UPPER and MIXED describe the reference word's own spelling.
@@ -47,3 +48,15 @@ def transfer_labels(reference: LabeledWords, hypothesis: Sequence[str]) -> Label
         elif punct:  # delete, after at least one hypothesis word
             punct[-1] = strongest_label([punct[-1], *reference.punct[op.src_start : op.src_end]])
     return LabeledWords(words, punct, case)
+
+
+@dataclass(frozen=True)
+class AsrHypothesis:
+    """One ASR hypothesis with the punctuated, cased reference transcript of the same audio: a corpus
+    document whose labels are transferred under the label scheme of the dataset being built."""
+
+    reference: str
+    hypothesis: str
+
+    def labeled(self, scheme: LabelScheme) -> LabeledWords:
+        return transfer_labels(scheme.parse(self.reference), scheme.parse(self.hypothesis).words)

@@ -5,6 +5,7 @@ A corpus is named by a spec string, ``NAME[:FILE[,FILE...]][=WEIGHT]``:
     ted=0.5          half of the TED training pool (a random half)
     mts_dialog=3     three passes over MTS-Dialog per pass over the mixture
     text:sampled.jsonl,more.txt    the user's punctuated files, weight 1
+    asr_hypotheses:nbest.jsonl=2   the user's ASR n-best lists, labels from their references
 
 A weight is the number of passes over that corpus per epoch of the mixture: the integer part repeats
 the whole corpus, the fraction adds a random subset. Sampling weights in the sense of
@@ -23,7 +24,7 @@ from pathlib import Path
 import datasets
 
 from ..labels import LabelScheme
-from .builder import SOURCES, load_punct_case_dataset
+from .builder import FILE_SOURCES, SOURCES, load_punct_case_dataset
 
 
 @dataclass(frozen=True)
@@ -46,8 +47,8 @@ class CorpusSpec:
         if value <= 0:
             raise ValueError(f"the weight in {spec!r} must be > 0")
         data_files = tuple(f for f in files.split(",") if f)
-        if (name == "text") != bool(data_files):
-            raise ValueError(f"{spec!r}: files are given for (and only for) the text corpus: text:FILE[,FILE]")
+        if (name in FILE_SOURCES) != bool(data_files):
+            raise ValueError(f"{spec!r}: files are given for (and only for) {' and '.join(FILE_SOURCES)}: {name}:FILE[,FILE]")
         return cls(name, value, data_files)
 
     def load(self, data_dir: str | os.PathLike | None, max_words: int, scheme: LabelScheme | None = None) -> datasets.DatasetDict:
@@ -131,7 +132,7 @@ def corpus_texts(spec: CorpusSpec, data_dir: str | os.PathLike | None, split: st
     from .sources import data_dir as resolve
 
     reader = SOURCES[spec.name][0]
-    root = None if spec.name == "text" else Path(resolve(data_dir))
+    root = None if spec.name in FILE_SOURCES else Path(resolve(data_dir))
     options = {"data_files": list(spec.data_files)} if spec.data_files else {}
     for doc_split, _, document, *_ in reader(root, options):
         if doc_split == split and isinstance(document, str):

@@ -135,6 +135,25 @@ def read_text_files(paths: Iterable[str | os.PathLike], text_field: str = "text"
             yield path.stem, path.read_text(encoding="utf-8")
 
 
+def read_asr_hypotheses(paths: Iterable[str | os.PathLike]) -> Iterator[tuple[str, str, list[str]]]:
+    """The user's ASR output with its reference transcripts: ``.jsonl`` files, one reference a line,
+    ``{"id": ..., "reference": "Punctuated, cased text.", "hypotheses": ["asr 1-best", "2-best", ...]}``
+    (``"hypothesis": "..."`` for a single one; ``id`` optional). Yields ``(id, reference, hypotheses)``."""
+    for path in paths:
+        path = Path(path)
+        if path.suffix != ".jsonl":
+            raise ValueError(f"{path}: ASR hypotheses come as .jsonl lines of reference + hypotheses")
+        with open(path, encoding="utf-8") as handle:
+            for number, line in enumerate(handle, 1):
+                if not line.strip():
+                    continue
+                record = json.loads(line)
+                hypotheses = record.get("hypotheses", [record["hypothesis"]] if "hypothesis" in record else None)
+                if "reference" not in record or not isinstance(hypotheses, list):
+                    raise ValueError(f'{path}:{number}: needs "reference" and "hypotheses" (a list) or "hypothesis"')
+                yield f"{path.stem}/{record.get('id', number)}", record["reference"], hypotheses
+
+
 def labeled_chunks(
     documents: Iterable[tuple[str, str]],
     scheme: LabelScheme,
