@@ -5,7 +5,8 @@
     python recipes/export_default.py --checkpoint runs/default/final \
         --recipe-command "python recipes/finetune.py ..." --training-machine "2 CPU cores"
 
-Dev sets: IWSLT dev2010 + tst2012 (the clean TED dev sets), SwDA val, MTS-Dialog validation.
+Dev sets: IWSLT dev2010 + tst2012 (the clean TED dev sets), SwDA val, MTS-Dialog validation, ACI-BENCH valid
+(lowercase dialogues: punctuation only).
 """
 
 from __future__ import annotations
@@ -21,8 +22,8 @@ from safetensors.torch import load_file, save_file
 from transformers import AutoTokenizer, pipeline
 
 import hf_punctcase
-from hf_punctcase.data import data_dir, read_iwslt_cased, read_mts_dialog, read_swda
-from hf_punctcase.evaluation import evaluate_pipeline
+from hf_punctcase.data import data_dir, load_punct_case_dataset, read_iwslt_cased, read_mts_dialog, read_swda
+from hf_punctcase.evaluation import evaluate_dataset, evaluate_pipeline
 from hf_punctcase.model_card import card_data_for_checkpoint, render_model_card
 
 REPO = Path(__file__).resolve().parents[1]
@@ -79,10 +80,12 @@ def main() -> None:
     restorer = pipeline("punct-case", model=str(args.target))
     root = data_dir(args.data_dir)
     evaluations = {name: evaluate_pipeline(restorer, docs, args.batch_size) for name, docs in dev_sets(root).items()}
+    aci = load_punct_case_dataset("aci_bench", root)["validation"]  # no casing labels: scored on punctuation
+    evaluations["ACI-BENCH valid"] = evaluate_dataset(restorer, aci, args.batch_size)
     (args.checkpoint / "dev_evaluation.json").write_text(json.dumps(evaluations, indent=2))
     for name, scores in evaluations.items():
-        print(f"{name}: punct overall F1 {100 * scores['punct_overall_f1']:.1f}, case overall F1 "
-              f"{100 * scores['case_overall_f1']:.1f}, {scores['words_per_second']:.0f} words/s")
+        casing = f", case overall F1 {100 * scores['case_overall_f1']:.1f}" if "case_overall_f1" in scores else ""
+        print(f"{name}: punct overall F1 {100 * scores['punct_overall_f1']:.1f}{casing}, {scores['words_per_second']:.0f} words/s")
 
     size = (args.target / "model.safetensors").stat().st_size / 2**20
     card.model_name = "hf_punctcase default"
