@@ -49,6 +49,9 @@ def test_missing_casing_stays_missing():
     reference = LabeledWords(["hi", "brian", "good"], ["COMMA", "PERIOD", "PERIOD"], [None, None, None])
     result = transfer_labels(reference, ["hi", "ryan", "good"])
     assert result.punct == ["COMMA", "PERIOD", "PERIOD"] and result.case == [None, None, None]
+    unlabelled = LabeledWords(["so", "what", "now"], [None, None, "QUESTION"], [None, None, None])
+    assert transfer_labels(unlabelled, ["so", "now"]).punct == [None, "QUESTION"]
+    assert transfer_labels(unlabelled, ["so"]).punct == ["QUESTION"]  # a dropped label still moves back
 
 
 words = st.lists(st.sampled_from(["a", "b", "c", "the", "risk", "uh"]), max_size=30)

@@ -30,7 +30,7 @@ def transfer_labels(reference: LabeledWords, hypothesis: Sequence[str]) -> Label
       them, the stronger label winning, so that a sentence end is not lost with its last word;
     - an inserted word gets O and no casing label (None: left out of the loss).
 
-    ``reference.case`` may hold None (a corpus without casing): it stays None.
+    Labels the reference lacks (None: a corpus without casing, unlabelled words) stay None.
     """
     words = [word.lower() for word in hypothesis]
     punct: list[str | None] = []
@@ -46,7 +46,8 @@ def transfer_labels(reference: LabeledWords, hypothesis: Sequence[str]) -> Label
             punct += ["O"] * (op.dest_end - op.dest_start)
             case += [None] * (op.dest_end - op.dest_start)
         elif punct:  # delete, after at least one hypothesis word
-            punct[-1] = strongest_label([punct[-1], *reference.punct[op.src_start : op.src_end]])
+            known = [p for p in (punct[-1], *reference.punct[op.src_start : op.src_end]) if p is not None]
+            punct[-1] = strongest_label(known) if known else None
     return LabeledWords(words, punct, case)
 
 
