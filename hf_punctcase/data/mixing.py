@@ -48,7 +48,7 @@ class CorpusSpec:
             raise ValueError(f"the weight in {spec!r} must be > 0")
         data_files = tuple(f for f in files.split(",") if f)
         if (name in FILE_SOURCES) != bool(data_files):
-            raise ValueError(f"{spec!r}: files are given for (and only for) {' and '.join(FILE_SOURCES)}: {name}:FILE[,FILE]")
+            raise ValueError(f"{spec!r}: files are given for (and only for) {' and '.join(FILE_SOURCES)}, as NAME:FILE[,FILE]")
         return cls(name, value, data_files)
 
     def load(self, data_dir: str | os.PathLike | None, max_words: int, scheme: LabelScheme | None = None) -> datasets.DatasetDict:
