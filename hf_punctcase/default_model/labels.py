@@ -232,12 +232,7 @@ class LabelScheme:
     # ---- marks -----------------------------------------------------------------------------
     def label_of_marks(self, marks: str) -> str:
         """The punctuation label of the marks trailing a word (quotes and brackets are ignored)."""
-        best = "O"
-        for ch in marks:
-            label = self._mark_to_label.get(ch)
-            if label is not None and _STRENGTH[label] > _STRENGTH[best]:
-                best = label
-        return best
+        return strongest_label(self._mark_to_label[ch] for ch in marks if ch in self._mark_to_label)
 
     def mark_of(self, punct_label: str) -> str:
         return MARK_OF_LABEL[punct_label]
@@ -263,8 +258,8 @@ class LabelScheme:
             core, marks = split_trailing_marks(token.lstrip(LEADING_PUNCTUATION))
             label = self.label_of_marks(marks)
             if not core:
-                if words and _STRENGTH[label] > _STRENGTH[punct[-1]]:
-                    punct[-1] = label
+                if words:
+                    punct[-1] = strongest_label((punct[-1], label))
                 continue
             cased = case_label_of(core)
             if cased not in self.case_labels:
