@@ -1,0 +1,89 @@
+#!/usr/bin/env python
+"""Shrink a pretrained encoder to a parameter budget: its first k layers and the subwords the training
+corpora use (hf_punctcase.shrinking).
+
+    python recipes/shrink_encoder.py --encoder mpnet --num_layers 3 --vocab_size 4300 --max_parameters 25000000 \
+        --corpora ted swda mts_dialog aci_bench mtsamples dailydialog --max_corpus_words 4000000 \
+        --output_dir runs/encoders/mpnet3-v4300
+
+Subword frequencies are counted over the train splits' words as the model sees them (lowercased, no
+punctuation); each corpus contributes at most ``--max_corpus_words`` words. The output directory is an
+encoder for ``finetune.py --encoder``; OUTPUT/shrink_summary.json records the command, the token coverage
+of the kept vocabulary and the parameter count of the joint model built on it, which must not pass
+``--max_parameters`` when given.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import shlex
+import sys
+from collections import Counter
+from pathlib import Path
+
+from transformers import AutoTokenizer
+
+from hf_punctcase import JointTokenClassificationModel
+from hf_punctcase.data import CorpusSpec
+from hf_punctcase.encoders import resolve_encoder
+from hf_punctcase.labels import LabelScheme
+from hf_punctcase.shrinking import shrink_encoder, subword_counts, vocabulary_for_budget
+
+logger = logging.getLogger("shrink_encoder")
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--encoder", default="mpnet", help="Encoder directory or id, or minilm / mpnet.")
+    parser.add_argument("--num_layers", type=int, default=None, help="Keep the first k layers (default: all).")
+    parser.add_argument("--vocab_size", type=int, required=True, help="Subwords to keep, special tokens included.")
+    parser.add_argument("--corpora", nargs="+", required=True, help="Corpus specs whose train splits are counted.")
+    parser.add_argument("--max_corpus_words", type=int, default=4_000_000)
+    parser.add_argument("--max_parameters", type=int, default=None, help="Fail if the joint model would be larger.")
+    parser.add_argument("--output_dir", type=Path, required=True)
+    parser.add_argument("--data_dir", default=None)
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> Path:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    argv = sys.argv[1:] if argv is None else argv
+    args = parse_args(argv)
+    encoder = resolve_encoder(args.encoder)
+    tokenizer = AutoTokenizer.from_pretrained(encoder)
+    word_counts: Counter = Counter()
+    for spec in map(CorpusSpec.parse, args.corpora):
+        seen = 0
+        for words in spec.load(args.data_dir, max_words=200, scheme=LabelScheme())["train"]["words"]:
+            word_counts.update(words)
+            seen += len(words)
+            if seen >= args.max_corpus_words:
+                break
+        logger.info("%s: %d words", spec.name, seen)
+    counts = subword_counts(tokenizer, word_counts)
+    keep = vocabulary_for_budget(tokenizer, counts, args.vocab_size, words=word_counts)
+    kept = set(keep)
+    coverage = sum(n for token_id, n in counts.items() if token_id in kept) / sum(counts.values())
+    encoder_parameters = shrink_encoder(encoder, args.output_dir, keep, num_layers=args.num_layers)
+    joint_parameters = JointTokenClassificationModel.from_encoder(str(args.output_dir)).num_parameters()
+    summary = {
+        "command": "python recipes/shrink_encoder.py " + shlex.join(argv),
+        "encoder": encoder,
+        "num_layers": args.num_layers,
+        "vocab_size": len(keep),
+        "counted_words": sum(word_counts.values()),
+        "subword_coverage_before_resplitting": coverage,
+        "encoder_parameters": encoder_parameters,
+        "joint_model_parameters": joint_parameters,
+    }
+    (args.output_dir / "shrink_summary.json").write_text(json.dumps(summary, indent=2))
+    logger.info("%s", json.dumps(summary, indent=1))
+    if args.max_parameters is not None and joint_parameters > args.max_parameters:
+        raise SystemExit(f"the joint model has {joint_parameters:,} parameters, over --max_parameters {args.max_parameters:,}")
+    return args.output_dir
+
+
+if __name__ == "__main__":
+    main()
