@@ -37,21 +37,21 @@ _TOKEN_ID_KEYS = ("pad_token_id", "bos_token_id", "eos_token_id", "sep_token_id"
 def subword_counts(tokenizer: PreTrainedTokenizerBase, word_counts: Mapping[str, int], lowercase: bool = True) -> Counter:
     """How often each subword id occurs in a text with these word counts, tokenised as the model
     sees its words."""
-    seen: Counter = Counter()
+    as_seen: Counter = Counter()
     for word, count in word_counts.items():
-        seen[model_words([word], lowercase)[0]] += count
-    word_counts = seen
+        (seen_word,) = model_words([word], lowercase)
+        as_seen[seen_word] += count
+    distinct = list(as_seen)
     counts: Counter = Counter()
-    distinct = list(word_counts)
     for start in range(0, len(distinct), 10_000):
         batch = distinct[start : start + 10_000]
         for word, ids in zip(batch, tokenizer(batch, add_special_tokens=False)["input_ids"]):
             for token_id in ids:
-                counts[token_id] += word_counts[word]
+                counts[token_id] += as_seen[word]
     return counts
 
 
-def _continuation_prefix(tokenizer: PreTrainedTokenizerBase) -> str | None:
+def _continuation_prefix(tokenizer: PreTrainedTokenizerBase) -> str:
     model = json.loads(tokenizer.backend_tokenizer.to_str())["model"]
     if model["type"] != "WordPiece":
         raise ValueError(f"vocabulary pruning supports WordPiece tokenizers, not {model['type']}")
