@@ -1,7 +1,7 @@
 """Shrink a pretrained encoder to a parameter budget: its first k layers and the subwords a domain uses.
 
-    counts = subword_counts(tokenizer, words)                       # how often each subword id occurs
-    keep = vocabulary_for_budget(tokenizer, counts, vocab_size=4300)
+    counts = subword_counts(tokenizer, word_counts)   # word → count in, subword id → count out
+    keep = vocabulary_for_budget(tokenizer, counts, vocab_size=4300, words=word_counts)
     shrink_encoder("path/to/encoder", "encoders/mpnet3-4k", keep, num_layers=3)
 
 A base-size encoder spends a fifth of its parameters on word embeddings (all-mpnet-base-v2: 23.4M of

@@ -9,8 +9,8 @@ corpora use (hf_punctcase.shrinking).
 Subword frequencies are counted over the train splits' words as the model sees them (lowercased, no
 punctuation); each corpus contributes at most ``--max_corpus_words`` words. The output directory is an
 encoder for ``finetune.py --encoder``; OUTPUT/shrink_summary.json records the command, the token coverage
-of the kept vocabulary and the parameter count of the joint model built on it, which must not pass
-``--max_parameters`` when given.
+of the kept vocabulary and the parameter count of the joint model built on it; the recipe exits with an
+error when that count passes ``--max_parameters``.
 """
 
 from __future__ import annotations
@@ -81,7 +81,10 @@ def main(argv: list[str] | None = None) -> Path:
     (args.output_dir / "shrink_summary.json").write_text(json.dumps(summary, indent=2))
     logger.info("%s", json.dumps(summary, indent=1))
     if args.max_parameters is not None and joint_parameters > args.max_parameters:
-        raise SystemExit(f"the joint model has {joint_parameters:,} parameters, over --max_parameters {args.max_parameters:,}")
+        raise SystemExit(
+            f"the joint model has {joint_parameters:,} parameters, over --max_parameters {args.max_parameters:,} "
+            f"(the encoder written to {args.output_dir} is over the budget)"
+        )
     return args.output_dir
 
 
