@@ -108,14 +108,7 @@ class JointTokenClassificationModel(JointTokenClassificationPreTrainedModel):
         The heads are freshly initialised; ``config_kwargs`` go to
         [`JointTokenClassificationConfig`] (labels, `case_conditioning`, `punct_loss_weight`, ...).
         """
-        encoder_config = AutoConfig.from_pretrained(encoder_name_or_path)
-        if num_encoder_layers is not None:
-            if num_encoder_layers > encoder_config.num_hidden_layers:
-                raise ValueError(
-                    f"num_encoder_layers={num_encoder_layers} but {encoder_name_or_path} has only "
-                    f"{encoder_config.num_hidden_layers} layers"
-                )
-            encoder_config.num_hidden_layers = num_encoder_layers
+        encoder_config = truncated_encoder_config(encoder_name_or_path, num_encoder_layers)
         config = JointTokenClassificationConfig(
             encoder=encoder_config, num_encoder_layers=num_encoder_layers, **config_kwargs
         )
@@ -208,6 +201,20 @@ def _pooling_free_kwargs(config) -> dict:
     if "add_pooling_layer" in inspect.signature(model_class.__init__).parameters:
         return {"add_pooling_layer": False}
     return {}
+
+
+def truncated_encoder_config(encoder_name_or_path: str | os.PathLike, num_encoder_layers: int | None = None):
+    """An encoder's config, with only its first ``num_encoder_layers`` layers when given (loading weights
+    with it keeps exactly those layers)."""
+    config = AutoConfig.from_pretrained(encoder_name_or_path)
+    if num_encoder_layers is not None:
+        if num_encoder_layers > config.num_hidden_layers:
+            raise ValueError(
+                f"num_encoder_layers={num_encoder_layers} but {encoder_name_or_path} has only "
+                f"{config.num_hidden_layers} layers"
+            )
+        config.num_hidden_layers = num_encoder_layers
+    return config
 
 
 def _encoder_from_config(config) -> PreTrainedModel:

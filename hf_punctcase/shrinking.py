@@ -25,9 +25,9 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 import torch
-from transformers import AutoConfig, AutoTokenizer, PreTrainedTokenizerBase
+from transformers import AutoTokenizer, PreTrainedTokenizerBase
 
-from .modeling import _encoder_from_pretrained
+from .modeling import _encoder_from_pretrained, truncated_encoder_config
 from .tokenization import model_words
 
 _TOKENIZER_FILES = ("tokenizer_config.json", "special_tokens_map.json")
@@ -51,11 +51,12 @@ def subword_counts(tokenizer: PreTrainedTokenizerBase, word_counts: Mapping[str,
     return counts
 
 
-def _continuation_prefix(tokenizer: PreTrainedTokenizerBase) -> str:
-    model = json.loads(tokenizer.backend_tokenizer.to_str())["model"]
-    if model["type"] != "WordPiece":
-        raise ValueError(f"vocabulary pruning supports WordPiece tokenizers, not {model['type']}")
-    return model["continuing_subword_prefix"]
+def _wordpiece_state(tokenizer: PreTrainedTokenizerBase) -> dict:
+    """The tokenizer's serialised state (tokenizer.json), checked to be a WordPiece model."""
+    state = json.loads(tokenizer.backend_tokenizer.to_str())
+    if state["model"]["type"] != "WordPiece":
+        raise ValueError(f"vocabulary pruning supports WordPiece tokenizers, not {state['model']['type']}")
+    return state
 
 
 def vocabulary_for_budget(
@@ -67,7 +68,7 @@ def vocabulary_for_budget(
     """The subword ids to keep, in their original order: the special tokens, a start and a
     continuation piece for every character of ``words`` (or of the counted subwords), then the most
     frequent subwords of ``counts`` up to ``vocab_size``."""
-    prefix = _continuation_prefix(tokenizer)
+    prefix = _wordpiece_state(tokenizer)["model"]["continuing_subword_prefix"]
     vocab = tokenizer.get_vocab()
     keep = set(tokenizer.all_special_ids) | {vocab[token] for token in tokenizer.get_added_vocab()}
     if words is None:
@@ -106,11 +107,10 @@ def _remap_post_processor(processor: dict | None, new_id: dict[int, int]) -> Non
 
 def shrink_tokenizer(tokenizer: PreTrainedTokenizerBase, keep_ids: list[int], output_dir: str | os.PathLike) -> None:
     """Write ``tokenizer`` with only ``keep_ids``, renumbered 0..n-1 in their original order."""
-    _continuation_prefix(tokenizer)
+    state = _wordpiece_state(tokenizer)
     output_dir = Path(output_dir)
     output_dir.mkdir(parents=True, exist_ok=True)
     new_id = {old: new for new, old in enumerate(keep_ids)}
-    state = json.loads(tokenizer.backend_tokenizer.to_str())
     old_tokens = tokenizer.convert_ids_to_tokens(keep_ids)
     state["model"]["vocab"] = {token: new_id[old] for token, old in zip(old_tokens, keep_ids)}
     for added in state["added_tokens"]:
@@ -134,12 +134,7 @@ def shrink_encoder(
     """Save ``encoder_name_or_path`` with its first ``num_layers`` layers and the word-embedding rows
     and tokenizer entries of ``keep_ids`` only. Returns the saved encoder's parameter count."""
     tokenizer = AutoTokenizer.from_pretrained(encoder_name_or_path)
-    config = AutoConfig.from_pretrained(encoder_name_or_path)
-    if num_layers is not None:
-        if num_layers > config.num_hidden_layers:
-            raise ValueError(f"num_layers={num_layers} but {encoder_name_or_path} has only {config.num_hidden_layers} layers")
-        config.num_hidden_layers = num_layers
-    model = _encoder_from_pretrained(encoder_name_or_path, config)
+    model = _encoder_from_pretrained(encoder_name_or_path, truncated_encoder_config(encoder_name_or_path, num_layers))
     config = model.config
     new_id = {old: new for new, old in enumerate(keep_ids)}
     old_embeddings = model.get_input_embeddings()
