@@ -35,7 +35,7 @@ import numpy as np  # noqa: E402
 
 import hf_punctcase  # noqa: E402
 from hf_punctcase.data import data_dir  # noqa: E402
-from hf_punctcase.pipeline import _unbatched  # noqa: E402  (the stacking postprocess itself does)
+from hf_punctcase.pipelines.punct_case import _unbatched  # noqa: E402  (the stacking postprocess itself does)
 
 
 def _evaluate_script():

@@ -1,6 +1,6 @@
 #!/usr/bin/env python
 """Masked-LM adaptation step time on CPU: the model's own forward (every position scored against the
-vocabulary) vs ``hf_punctcase.mlm.masked_positions_loss`` (masked positions only), as
+vocabulary) vs ``hf_punctcase.training.mlm.masked_positions_loss`` (masked positions only), as
 recipes/mlm_adapt.py trains (bf16 autocast, AdamW).
 
     python benchmarks/mlm_speed.py --threads 2 --steps 8 [--encoder minilm|mpnet|DIR]
@@ -22,7 +22,7 @@ from transformers import AutoTokenizer
 
 from hf_punctcase.data import data_dir, read_iwslt_cased
 from hf_punctcase.encoders import resolve_encoder
-from hf_punctcase.mlm import (
+from hf_punctcase.training.mlm import (
     DataCollatorForPunctuationMasking,
     masked_lm_from_encoder,
     masked_positions_loss,

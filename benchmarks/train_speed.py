@@ -23,7 +23,7 @@ from transformers import AutoTokenizer
 
 import hf_punctcase
 from hf_punctcase.data import data_dir, read_iwslt_cased
-from hf_punctcase.data_collator import DataCollatorForJointTokenClassification
+from hf_punctcase.training.collator import DataCollatorForJointTokenClassification
 from hf_punctcase.encoders import minilm_l6_v2_path
 from hf_punctcase.labels import LabelScheme
 from hf_punctcase.tokenization import tokenize_and_align_labels

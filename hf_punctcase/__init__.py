@@ -5,10 +5,13 @@ Importing the package registers the ``joint_token_classification`` model type wi
 """
 
 from .auto import AutoModelForJointTokenClassification, register
-from .configuration import JointTokenClassificationConfig
 from .labels import LabelScheme, LabeledWords, build_mixed_case_lexicon
-from .modeling import JointTokenClassificationModel, JointTokenClassifierOutput
-from .pipeline import PunctCasePipeline
+from .models.joint_transformer import (
+    JointTokenClassificationConfig,
+    JointTokenClassificationModel,
+    JointTokenClassifierOutput,
+)
+from .pipelines import PunctCasePipeline
 from .registry import DEFAULT_MODEL_DIR, TASK, check_model_dir, default_model_path, load_pipeline, register_pipeline
 
 register()

@@ -30,7 +30,7 @@ def stage_checkpoint(checkpoint: str | os.PathLike, target: str | os.PathLike, c
     training_summary.json)."""
     from transformers import AutoTokenizer
 
-    from .modeling import JointTokenClassificationModel
+    from .models.joint_transformer import JointTokenClassificationModel
     from .registry import check_model_dir
 
     source = Path(check_model_dir(Path(checkpoint)))

@@ -16,6 +16,13 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+#: The one "no label" value of subword label sequences: later subwords, special tokens, padding, and
+#: words whose source gave no label. It is the cross-entropy's ``ignore_index``.
+IGNORE_INDEX = -100
+#: A word-level label a source could not give, as stored in ``datasets.ClassLabel`` columns (whose
+#: own convention for "no label" is -1; it becomes :data:`IGNORE_INDEX` on the subwords).
+MISSING_LABEL = -1
+
 #: The literature's punctuation set (IWSLT, Che et al. 2016; Sunkara et al. 2020).
 DEFAULT_PUNCT_LABELS: tuple[str, ...] = ("O", "COMMA", "PERIOD", "QUESTION")
 #: Word casing classes.
@@ -31,8 +38,8 @@ MARK_OF_LABEL: dict[str, str] = {
     "COLON": ":",
     "SEMICOLON": ";",
 }
-#: Where a mark has no label in the scheme, the label it falls back to (DESIGN.md: ``! → PERIOD``,
-#: ``; : → COMMA``; a dash is a pause and counts as a comma, as in Che et al.'s IWSLT preparation).
+#: Where a mark has no label in the scheme, the label it falls back to (``! → PERIOD``, ``; : → COMMA``;
+#: a dash is a pause and counts as a comma, as in Che et al.'s IWSLT preparation).
 FALLBACK_LABEL: dict[str, str] = {
     "EXCLAMATION": "PERIOD",
     "COLON": "COMMA",

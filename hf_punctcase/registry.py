@@ -8,7 +8,7 @@ from pathlib import Path
 from transformers.pipelines import PIPELINE_REGISTRY
 
 from .auto import AutoModelForJointTokenClassification
-from .pipeline import PunctCasePipeline
+from .pipelines import PunctCasePipeline
 
 TASK = "punct-case"
 #: The default checkpoint shipped inside the package (see model_cards/default.md).

@@ -11,10 +11,10 @@ from collections.abc import Sequence
 
 from transformers import BatchEncoding, PreTrainedTokenizerBase
 
-from .modeling import IGNORE_INDEX
+from .labels import IGNORE_INDEX
 
 # Knowledge distillation: the teacher's logits per word (word-level columns of a dataset), and per
-# subword with a mask once tokenised (see hf_punctcase.distillation).
+# subword with a mask once tokenised (see hf_punctcase.training.distillation).
 TEACHER_PUNCT = "teacher_punct_logits"
 TEACHER_CASE = "teacher_case_logits"
 TEACHER_MASK = "teacher_mask"
@@ -106,11 +106,11 @@ def tokenize_dataset(
 ):
     """Tokenise a labelled dataset (``words``, ``punct``, ``case`` columns) for training.
 
-    Labels sit on first subwords, -100 elsewhere and where a source gave no label (-1). An example
+    Labels sit on first subwords, -100 elsewhere and where a source gave no label (``MISSING_LABEL``). An example
     longer than ``max_length`` subwords becomes several, overlapping by ``stride`` subwords; a word cut
     at the start of a continuation window is not labelled there (its first subword is in the window
     before). `datasets` caches the result. A dataset with the teacher's per-word logits
-    (:func:`hf_punctcase.distillation.add_teacher_logits`) also gets the token-level teacher columns.
+    (:func:`hf_punctcase.training.distillation.add_teacher_logits`) also gets the token-level teacher columns.
     """
     with_teacher = TEACHER_PUNCT in dataset.column_names
 

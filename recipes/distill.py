@@ -7,10 +7,10 @@
 
 Every finetune.py argument applies (the student is built the same way: ``--encoder`` or
 ``--model_name_or_path``). The teacher labels each training window once, per word
-(hf_punctcase.distillation.add_teacher_logits); with ``--teacher_logits_cache DIR`` the labelled
+(hf_punctcase.training.distillation.add_teacher_logits); with ``--teacher_logits_cache DIR`` the labelled
 mixture is saved there and reused by later runs with the same mixture (it is checked to match).
 Unlabelled corpora (``ted_captions``: TEDx / archive auto-captions) learn from the teacher alone.
-The student is trained on (1 − λ)·hard + λ·T²·KL (hf_punctcase.distillation.DistillationTrainer).
+The student is trained on (1 − λ)·hard + λ·T²·KL (hf_punctcase.training.distillation.DistillationTrainer).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ import torch
 from transformers import AutoTokenizer, TrainingArguments
 
 import hf_punctcase
-from hf_punctcase.distillation import add_teacher_logits
+from hf_punctcase.training.distillation import add_teacher_logits
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from finetune import DataArguments, ModelArguments, parse_recipe_args, run  # noqa: E402

@@ -43,8 +43,8 @@ from transformers import (
 
 import hf_punctcase
 from hf_punctcase.data import CorpusSpec, cap_words, corpus_texts, count_words, weighted_mix, window_examples
-from hf_punctcase.data_collator import DataCollatorForJointTokenClassification
-from hf_punctcase.distillation import DistillationTrainer
+from hf_punctcase.training.collator import DataCollatorForJointTokenClassification
+from hf_punctcase.training.distillation import DistillationTrainer
 from hf_punctcase.encoders import resolve_encoder
 from hf_punctcase.evaluation import compute_metrics_for, evaluate_dataset
 from hf_punctcase.labels import LabelScheme, build_mixed_case_lexicon
@@ -201,7 +201,7 @@ def run(
     lexicon = build_mixed_case_lexicon(text for spec in train_specs for text in corpus_texts(spec, data_args.data_dir))
     model, tokenizer, source = build_model(model_args, scheme, lexicon)
     if model_args.lora_r:
-        from hf_punctcase.lora import add_lora
+        from hf_punctcase.training.lora import add_lora
 
         model = add_lora(model, model_args.lora_r, model_args.lora_alpha, model_args.lora_dropout, model_args.lora_target_modules)
         model.print_trainable_parameters()
@@ -240,7 +240,7 @@ def run(
     final = output / "final"
     final_model = trainer.model
     if model_args.lora_r:
-        from hf_punctcase.lora import merge_lora
+        from hf_punctcase.training.lora import merge_lora
 
         final_model.save_pretrained(output / "adapter")
         tokenizer.save_pretrained(output / "adapter")

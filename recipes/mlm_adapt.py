@@ -33,7 +33,7 @@ from transformers import AutoTokenizer, TrainingArguments, set_seed
 from hf_punctcase.data import CorpusSpec, cap_words, load_unlabeled_dataset, weighted_mix
 from hf_punctcase.encoders import resolve_encoder
 from hf_punctcase.labels import LabelScheme
-from hf_punctcase.mlm import DataCollatorForPunctuationMasking, MaskedPositionsTrainer, masked_lm_from_encoder
+from hf_punctcase.training.mlm import DataCollatorForPunctuationMasking, MaskedPositionsTrainer, masked_lm_from_encoder
 from hf_punctcase.model_card import checkpoint_step
 
 from finetune import parse_recipe_args  # recipes/ is on sys.path when run as a script

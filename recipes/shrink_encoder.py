@@ -1,6 +1,6 @@
 #!/usr/bin/env python
 """Shrink a pretrained encoder to a parameter budget: its first k layers and the subwords the training
-corpora use (hf_punctcase.shrinking).
+corpora use (hf_punctcase.training.shrinking).
 
     python recipes/shrink_encoder.py --encoder mpnet --num_layers 3 --vocab_size 4300 --max_parameters 25000000 \
         --corpora ted swda mts_dialog aci_bench mtsamples dailydialog --max_corpus_words 4000000 \
@@ -29,7 +29,7 @@ from hf_punctcase import JointTokenClassificationModel
 from hf_punctcase.data import CorpusSpec
 from hf_punctcase.encoders import resolve_encoder
 from hf_punctcase.labels import LabelScheme
-from hf_punctcase.shrinking import shrink_encoder, subword_counts, vocabulary_for_budget
+from hf_punctcase.training.shrinking import shrink_encoder, subword_counts, vocabulary_for_budget
 
 logger = logging.getLogger("shrink_encoder")
 

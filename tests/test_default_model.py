@@ -55,11 +55,18 @@ def test_quality_floor_on_a_written_sample():
     assert scores["punct_PERIOD_f1"] >= 0.6 and scores["punct_COMMA_f1"] >= 0.4, scores
 
 
-def test_embedded_code_files_match_the_library():
-    """The checkpoint's copies of the code (for trust_remote_code) are the library's own files."""
-    package = hf_punctcase.DEFAULT_MODEL_DIR.parent
-    for name in ("configuration.py", "modeling.py", "labels.py", "pipeline.py", "tokenization.py"):
-        assert (hf_punctcase.DEFAULT_MODEL_DIR / name).read_text() == (package / name).read_text(), name
+def test_the_default_ships_data_only_and_its_saved_copy_carries_the_code(tmp_path):
+    """The package holds weights, config, tokenizer and card; the trust_remote_code files are written
+    when a checkpoint is saved (or pushed), generated from the library."""
+    shipped = sorted(path.name for path in hf_punctcase.DEFAULT_MODEL_DIR.iterdir())
+    assert shipped == ["README.md", "config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json"]
+    config = json.loads((hf_punctcase.DEFAULT_MODEL_DIR / "config.json").read_text())
+    assert "auto_map" not in config and "custom_pipelines" not in config
+    model = hf_punctcase.AutoModelForJointTokenClassification.from_pretrained(hf_punctcase.DEFAULT_MODEL_DIR)
+    model.save_pretrained(tmp_path)
+    for name in ("configuration.py", "modeling.py", "labels.py", "pipeline.py", "restoration.py"):
+        assert (tmp_path / name).is_file(), name
+    assert json.loads((tmp_path / "config.json").read_text())["auto_map"]["AutoModel"] == "modeling.JointTokenClassificationModel"
 
 
 def test_the_embedded_card_is_the_published_one():

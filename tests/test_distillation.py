@@ -14,8 +14,8 @@ import torch
 from transformers import TrainingArguments
 
 import hf_punctcase
-from hf_punctcase.data_collator import DataCollatorForJointTokenClassification
-from hf_punctcase.distillation import (
+from hf_punctcase.training.collator import DataCollatorForJointTokenClassification
+from hf_punctcase.training.distillation import (
     DistillationTrainer,
     add_teacher_logits,
     distillation_loss,

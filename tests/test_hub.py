@@ -23,7 +23,7 @@ from transformers import pipeline
 import hf_punctcase
 from hf_punctcase.cli import main as cli_main
 from hf_punctcase.hub import push_to_hub
-from hf_punctcase.pipeline import REMOTE_CODE_TASK
+from hf_punctcase.export.remote_code import REMOTE_CODE_TASK
 
 TEXT = "so what are the risks i am not technical we think that this is a good idea"
 

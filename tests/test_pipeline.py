@@ -7,7 +7,7 @@ from transformers import pipeline
 
 import hf_punctcase
 from hf_punctcase.labels import split_trailing_marks
-from hf_punctcase.pipeline import plan_windows
+from hf_punctcase.restoration import plan_windows
 
 from conftest import VOCABULARY, random_text
 

@@ -15,7 +15,7 @@ from safetensors.torch import load_file
 
 import hf_punctcase
 from hf_punctcase import model_card
-from hf_punctcase.mlm import DataCollatorForPunctuationMasking, masked_lm_from_encoder, masked_positions_loss
+from hf_punctcase.training.mlm import DataCollatorForPunctuationMasking, masked_lm_from_encoder, masked_positions_loss
 
 from conftest import write_punctuated_corpus
 
@@ -63,7 +63,7 @@ def test_finetune_recipe_trains_evaluates_and_writes_card(tiny_encoder_dir, corp
 
 
 def test_lora_adapters_save_load_and_merge_with_identical_outputs(tiny_encoder_dir, corpus, tmp_path):
-    from hf_punctcase.lora import load_lora
+    from hf_punctcase.training.lora import load_lora
 
     final = finetune.main([
         "--encoder", tiny_encoder_dir, "--output_dir", str(tmp_path / "lora"), "--lora_r", "4",

@@ -13,7 +13,7 @@ from transformers import AutoModel, AutoTokenizer
 
 import hf_punctcase
 from hf_punctcase.encoders import DEFAULT_MPNET_DIR, mpnet_base_v2_path
-from hf_punctcase.shrinking import shrink_encoder, subword_counts, vocabulary_for_budget
+from hf_punctcase.training.shrinking import shrink_encoder, subword_counts, vocabulary_for_budget
 
 from conftest import VOCABULARY, write_punctuated_corpus
 

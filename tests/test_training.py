@@ -8,7 +8,7 @@ from transformers import Trainer, TrainingArguments
 
 import hf_punctcase
 from hf_punctcase.data import labeled_chunks, read_ted_talks
-from hf_punctcase.data_collator import DataCollatorForJointTokenClassification
+from hf_punctcase.training.collator import DataCollatorForJointTokenClassification
 from hf_punctcase.evaluation import compute_metrics_for, score_labels
 from hf_punctcase.labels import LabelScheme
 from hf_punctcase.tokenization import align_labels, first_subword_positions, tokenize_and_align_labels

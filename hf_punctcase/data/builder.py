@@ -18,6 +18,7 @@ from pathlib import Path
 import datasets
 
 from ..labels import (
+    MISSING_LABEL,
     DEFAULT_CASE_LABELS,
     DEFAULT_PUNCT_LABELS,
     LabeledWords,
@@ -45,7 +46,6 @@ from .sources import (
     read_wikipedia,
 )
 
-NO_LABEL = -1
 SENTENCE_END = ("PERIOD", "QUESTION", "EXCLAMATION")
 
 
@@ -264,15 +264,15 @@ def _examples(
             labeled = document.labeled(scheme)
         else:
             labeled = document
-        disfluency = [disfluency2id[d] for d in extra[0]] if extra else [NO_LABEL] * len(labeled)
+        disfluency = [disfluency2id[d] for d in extra[0]] if extra else [MISSING_LABEL] * len(labeled)
         for start, end in chunk_at_sentences(labeled, max_words):
             yield {
                 "doc_id": doc_id,
                 "domain": options.get("domain") or domain,
                 "words": labeled.words[start:end],
-                "punct": [punct2id[p] if p is not None else NO_LABEL for p in labeled.punct[start:end]],
+                "punct": [punct2id[p] if p is not None else MISSING_LABEL for p in labeled.punct[start:end]],
                 "case": [
-                    case2id[c] if has_casing and c is not None else NO_LABEL for c in labeled.case[start:end]
+                    case2id[c] if has_casing and c is not None else MISSING_LABEL for c in labeled.case[start:end]
                 ],
                 "disfluency": disfluency[start:end],
             }

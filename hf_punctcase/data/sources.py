@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from ..labels import LabelScheme, LabeledWords, is_latin_letter
+from ..labels import MISSING_LABEL, LabelScheme, LabeledWords, is_latin_letter
 
 #: Default location of the shared corpora, relative to a checkout of this repository.
 DEFAULT_DATA_DIR = Path(__file__).resolve().parents[3] / "shared" / "data"
@@ -164,7 +164,7 @@ def labeled_chunks(
     """Examples of ``chunk_words`` consecutive words with label ids.
 
     Chunks start anywhere in a sentence, as inference windows do. ``with_casing=False`` marks the
-    casing labels as ignored (-100) for sources without reliable casing.
+    casing labels as missing (:data:`~hf_punctcase.labels.MISSING_LABEL`) for sources without reliable casing.
     """
     punct2id, case2id = scheme.punct2id, scheme.case2id
     total = 0
@@ -179,7 +179,7 @@ def labeled_chunks(
                 "doc_id": doc_id,
                 "words": words,
                 "punct": [punct2id[p] for p in labeled.punct[start : start + chunk_words]],
-                "case": [case2id[c] if with_casing else -100 for c in labeled.case[start : start + chunk_words]],
+                "case": [case2id[c] if with_casing else MISSING_LABEL for c in labeled.case[start : start + chunk_words]],
             }
 
 

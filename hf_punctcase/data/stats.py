@@ -6,7 +6,7 @@ from collections import Counter
 
 import datasets
 
-from .builder import NO_LABEL
+from ..labels import MISSING_LABEL
 from .disfluency import DISFLUENCY_LABELS
 
 
@@ -29,7 +29,7 @@ def split_stats(dataset: datasets.Dataset) -> dict:
         "words": words,
         **{name: punct[i] for i, name in enumerate(punct_names) if name != "O"},
         **{name: case[i] for i, name in enumerate(case_names) if name != "LOWER"},
-        "no casing": case[NO_LABEL],
+        "no casing": case[MISSING_LABEL],
         "disfluent": disfluency[DISFLUENCY_LABELS.index("DISFLUENT")],
     }
 

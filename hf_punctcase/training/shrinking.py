@@ -27,8 +27,8 @@ from pathlib import Path
 import torch
 from transformers import AutoTokenizer, PreTrainedTokenizerBase
 
-from .modeling import _encoder_from_pretrained, truncated_encoder_config
-from .tokenization import model_words
+from ..models.joint_transformer.modeling import _encoder_from_pretrained, truncated_encoder_config
+from ..tokenization import model_words
 
 _TOKENIZER_FILES = ("tokenizer_config.json", "special_tokens_map.json")
 _TOKEN_ID_KEYS = ("pad_token_id", "bos_token_id", "eos_token_id", "sep_token_id", "cls_token_id", "mask_token_id")

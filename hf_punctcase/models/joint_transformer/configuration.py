@@ -7,7 +7,7 @@ from typing import ClassVar
 from transformers import AutoConfig, PreTrainedConfig
 from transformers.configuration_utils import SubConfigSpec
 
-from .labels import DEFAULT_CASE_LABELS, DEFAULT_PUNCT_LABELS, LabelScheme
+from ...labels import DEFAULT_CASE_LABELS, DEFAULT_PUNCT_LABELS, LabelScheme
 
 CASE_CONDITIONING_CHOICES = ("punct_probs", "none")
 
@@ -52,6 +52,8 @@ class JointTokenClassificationConfig(PreTrainedConfig):
     """
 
     model_type: ClassVar[str] = "joint_token_classification"
+    # The Trainer collects every other output as predictions: (punct_logits, case_logits).
+    keys_to_ignore_at_inference: ClassVar[list[str]] = ["logits"]
     sub_configs_defaults = {"encoder": SubConfigSpec(config_class=AutoConfig, model_type="bert")}
 
     encoder: PreTrainedConfig | dict | None = None
@@ -71,6 +73,10 @@ class JointTokenClassificationConfig(PreTrainedConfig):
         self.punct_labels = list(self.punct_labels)
         self.case_labels = list(self.case_labels)
         LabelScheme(tuple(self.punct_labels), tuple(self.case_labels))  # validates the label sets
+        # The standard label maps name the punctuation classes (the output's `logits`), so that
+        # pipeline("token-classification") and the Hub widget show meaningful labels.
+        self.id2label = dict(enumerate(self.punct_labels))
+        self.label2id = {label: i for i, label in enumerate(self.punct_labels)}
         if self.case_conditioning not in CASE_CONDITIONING_CHOICES:
             raise ValueError(
                 f"case_conditioning must be one of {CASE_CONDITIONING_CHOICES}, got {self.case_conditioning!r}"

@@ -13,15 +13,16 @@ from __future__ import annotations
 import inspect
 import os
 from dataclasses import dataclass
+from typing import ClassVar
 
 import torch
 from torch import nn
 from transformers import AutoConfig, AutoModel, PreTrainedModel
 from transformers.utils import ModelOutput
 
+from ...labels import IGNORE_INDEX
 from .configuration import JointTokenClassificationConfig
 
-IGNORE_INDEX = -100
 
 
 @dataclass
@@ -31,6 +32,9 @@ class JointTokenClassifierOutput(ModelOutput):
     Args:
         loss (`torch.FloatTensor` of shape `()`, *optional*):
             α·CE(punctuation) + CE(casing), returned when labels are given.
+        logits (`torch.FloatTensor` of shape `(batch, seq_len, num_punct_labels)`):
+            The punctuation logits again, under the name that transformers' token-classification
+            pipeline and the Hub widget read (with the config's `id2label`).
         punct_logits (`torch.FloatTensor` of shape `(batch, seq_len, num_punct_labels)`):
             Punctuation scores before softmax.
         case_logits (`torch.FloatTensor` of shape `(batch, seq_len, num_case_labels)`):
@@ -42,6 +46,7 @@ class JointTokenClassifierOutput(ModelOutput):
     """
 
     loss: torch.FloatTensor | None = None
+    logits: torch.FloatTensor | None = None
     punct_logits: torch.FloatTensor | None = None
     case_logits: torch.FloatTensor | None = None
     hidden_states: tuple[torch.FloatTensor, ...] | None = None
@@ -70,6 +75,7 @@ def _masked_cross_entropy(
 
 class JointTokenClassificationPreTrainedModel(PreTrainedModel):
     config_class = JointTokenClassificationConfig
+    remote_code_exporter: ClassVar = None
     base_model_prefix = "encoder"
     supports_gradient_checkpointing = True
     _supports_sdpa = True
@@ -118,21 +124,15 @@ class JointTokenClassificationModel(JointTokenClassificationPreTrainedModel):
         return model
 
     def save_pretrained(self, save_directory: str | os.PathLike, *args, **kwargs):
-        # The saved code must also answer the stock auto classes, for a process without the plugin
-        # (trust_remote_code=True); transformers itself records only the class registered last.
-        if self._auto_class is not None:
-            target = f"{os.path.splitext(os.path.basename(__file__))[0]}.{type(self).__name__}"
-            auto_map = dict(getattr(self.config, "auto_map", None) or {})
-            for auto_class in ("AutoModel", "AutoModelForTokenClassification"):
-                auto_map.setdefault(auto_class, target)
-            self.config.auto_map = auto_map
-            # The pipeline travels with the checkpoint too (this relative import is what makes
-            # transformers copy pipeline.py and tokenization.py), so that
-            # pipeline(model=repo, trust_remote_code=True) works without the plugin.
-            from .pipeline import REMOTE_CODE_TASK, remote_code_pipeline_entry
-
-            self.config.custom_pipelines = {REMOTE_CODE_TASK: remote_code_pipeline_entry()}
-        return super().save_pretrained(save_directory, *args, **kwargs)
+        # The plugin sets `remote_code_exporter` (hf_punctcase.export.remote_code) so that every saved
+        # checkpoint also loads without it, through trust_remote_code=True. Inside that exported code
+        # it is None, and transformers copies the (flat) files itself.
+        exporter = type(self).remote_code_exporter
+        if exporter is not None:
+            exporter.prepare_config(self)
+        super().save_pretrained(save_directory, *args, **kwargs)
+        if exporter is not None and kwargs.get("is_main_process", True):
+            exporter.write_files(save_directory, self)
 
     def forward(
         self,
@@ -187,6 +187,7 @@ class JointTokenClassificationModel(JointTokenClassificationPreTrainedModel):
 
         output = JointTokenClassifierOutput(
             loss=loss,
+            logits=punct_logits,
             punct_logits=punct_logits,
             case_logits=case_logits,
             hidden_states=encoded.hidden_states,

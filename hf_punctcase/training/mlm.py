@@ -22,6 +22,8 @@ from transformers import (
     Trainer,
 )
 
+from ..labels import IGNORE_INDEX
+
 DEFAULT_PUNCTUATION_TOKENS = (".", ",", "?")
 
 
@@ -72,7 +74,7 @@ class DataCollatorForPunctuationMasking(DataCollatorForLanguageModeling):
             )
         probabilities = self.masking_probabilities(inputs, special_tokens_mask)
         masked = torch.bernoulli(probabilities, generator=self.generator).bool()
-        labels[~masked] = -100
+        labels[~masked] = IGNORE_INDEX
         replaced = torch.bernoulli(torch.full(labels.shape, self.mask_replace_prob), generator=self.generator).bool() & masked
         inputs[replaced] = self.tokenizer.mask_token_id
         remaining = 1 - self.mask_replace_prob
@@ -126,7 +128,7 @@ def masked_positions_loss(
     """
     labels = inputs["labels"]
     hidden = model.base_model(**{k: v for k, v in inputs.items() if k != "labels"}).last_hidden_state
-    masked = labels != -100
+    masked = labels != IGNORE_INDEX
     logits = masked_lm_head(model)(hidden[masked])
     loss = F.cross_entropy(logits.float(), labels[masked], reduction="sum")
     denominator = num_items_in_batch if num_items_in_batch is not None else masked.sum().clamp(min=1)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-from .modeling import JointTokenClassificationModel
+from ..models.joint_transformer import JointTokenClassificationModel
 
 HEAD_MODULES = ("punct_classifier", "case_classifier")
 

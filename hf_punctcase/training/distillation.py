@@ -20,7 +20,7 @@ import torch
 from torch import nn
 from transformers import PreTrainedModel, PreTrainedTokenizerBase, Trainer
 
-from .tokenization import TEACHER_CASE, TEACHER_COLUMNS, TEACHER_MASK, TEACHER_PUNCT, first_subword_positions, tokenize_words
+from ..tokenization import TEACHER_CASE, TEACHER_COLUMNS, TEACHER_MASK, TEACHER_PUNCT, first_subword_positions, tokenize_words
 
 
 def soft_target_kl(

@@ -1,6 +1,6 @@
 """Word-level scores, flattened for the Trainer and model cards, computed by the punct_case metric.
 
-Convention (DESIGN.md): punctuation "overall" is the micro average over every class but O; casing
+Convention: punctuation "overall" is the micro average over every class but O; casing
 "overall" is the micro average over every class but LOWER.
 """
 
@@ -11,9 +11,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .labels import LabeledWords, LabelScheme
-from .metrics import PunctCase
-from .modeling import IGNORE_INDEX
+from ..labels import LabeledWords, LabelScheme
+from ..metrics import PunctCase
+from ..labels import IGNORE_INDEX
 
 
 def flatten_scores(scores: dict, prefix: str) -> dict[str, float]:

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 import torch
 from transformers import PreTrainedTokenizerBase
 
-from .modeling import IGNORE_INDEX
-from .tokenization import TEACHER_COLUMNS, TEACHER_MASK
+from ..labels import IGNORE_INDEX
+from ..tokenization import TEACHER_COLUMNS, TEACHER_MASK
 
 LABEL_COLUMNS = ("punct_labels", "case_labels")
 

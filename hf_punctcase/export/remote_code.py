@@ -1,0 +1,113 @@
+"""The trust_remote_code bundle: the plugin's code, written flat next to a saved checkpoint.
+
+transformers loads a checkpoint's own code only from flat sibling files with single-dot imports
+(``from .labels import ...``). The library lives in sub-packages, so each save writes the modules a
+checkpoint needs as flat files, their imports rewritten to those names, and points the config's
+``auto_map`` and ``custom_pipelines`` at them. Nothing is kept in two copies in the repository:
+the bundle is generated from the installed package at save and push time.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import inspect
+import os
+from importlib.util import resolve_name
+from pathlib import Path
+
+from ..io import atomic_write_text
+
+#: The task name under which a checkpoint's config lists the pipeline's code (``custom_pipelines``),
+#: for ``pipeline(model=repo, trust_remote_code=True)`` without the plugin. It must differ from the
+#: registered task "punct-case": transformers gives a checkpoint's custom pipeline priority over the
+#: registered one for the same task name and then demands trust_remote_code, which would break
+#: ``pipeline("punct-case", model=repo)`` for users who have the plugin.
+REMOTE_CODE_TASK = "punct-case-remote-code"
+
+#: Modules every bundle carries (flat file name → module), besides the model family's own.
+SHARED_MODULES = {
+    "labels.py": "hf_punctcase.labels",
+    "tokenization.py": "hf_punctcase.tokenization",
+    "restoration.py": "hf_punctcase.restoration",
+    "backends.py": "hf_punctcase.pipelines.backends",
+    "pipeline.py": "hf_punctcase.pipelines.punct_case",
+}
+#: The auto classes a checkpoint's model answers without the plugin.
+MODEL_AUTO_CLASSES = ("AutoModel", "AutoModelForTokenClassification", "AutoModelForJointTokenClassification")
+
+
+def bundle_modules(model_class: type) -> dict[str, str]:
+    """Flat file name → module for a model class: its family's configuration and modeling modules and
+    the shared restoration code."""
+    config_module = model_class.config_class.__module__
+    return {
+        "configuration.py": config_module,
+        "modeling.py": model_class.__module__,
+        **SHARED_MODULES,
+    }
+
+
+def flatten_module(module_name: str, flat_names: dict[str, str]) -> str:
+    """A module's source with every import of a bundled module rewritten as a single-dot import of
+    its flat file; raises ValueError for an import of a package module outside the bundle (the
+    bundle would not load without the plugin)."""
+    module = importlib.import_module(module_name)
+    source = inspect.getsource(module)
+    package = module_name.rsplit(".", 1)[0]
+    root = module_name.split(".", 1)[0]
+    lines = source.splitlines(keepends=True)
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        target = resolve_name("." * node.level + (node.module or ""), package) if node.level else node.module or ""
+        if not target.startswith(root + ".") and target != root:
+            continue
+        if target not in flat_names:
+            raise ValueError(f"{module_name} imports {target}, which the remote-code bundle does not carry")
+        line = lines[node.lineno - 1]
+        written = "from " + "." * node.level + (node.module or "")
+        start = line.index(written)
+        lines[node.lineno - 1] = line[:start] + "from ." + flat_names[target] + line[start + len(written) :]
+    header = f"# Generated from {module_name} by hf_punctcase: the code that loads this checkpoint without the plugin.\n"
+    return header + "".join(lines)
+
+
+class RemoteCodeExporter:
+    """Hooks called by a model's ``save_pretrained`` (set by :func:`hf_punctcase.auto.register`)."""
+
+    @staticmethod
+    def prepare_config(model) -> None:
+        """Point ``auto_map`` and ``custom_pipelines`` at the flat files, before the config is saved."""
+        config = model.config
+        auto_map = {"AutoConfig": f"configuration.{type(config).__name__}"}
+        auto_map.update({name: f"modeling.{type(model).__name__}" for name in MODEL_AUTO_CLASSES})
+        config.auto_map = auto_map
+        config.custom_pipelines = {
+            REMOTE_CODE_TASK: {
+                "impl": "pipeline.PunctCasePipeline",
+                "pt": ["AutoModelForTokenClassification"],
+                "tf": [],
+                "type": "text",
+            }
+        }
+
+    @staticmethod
+    def write_files(save_directory: str | os.PathLike, model) -> list[Path]:
+        """Write the flat code files into ``save_directory``; returns their paths."""
+        return write_bundle(save_directory, type(model))
+
+
+def write_bundle(save_directory: str | os.PathLike, model_class: type) -> list[Path]:
+    """Write ``model_class``'s remote-code bundle into ``save_directory`` (each file atomically)."""
+    modules = bundle_modules(model_class)
+    flat_names = {module: file_name[: -len(".py")] for file_name, module in modules.items()}
+    written = []
+    for file_name, module in modules.items():
+        path = Path(save_directory) / file_name
+        atomic_write_text(path, flatten_module(module, flat_names))
+        written.append(path)
+    return written
+
+
+__all__ = ["REMOTE_CODE_TASK", "RemoteCodeExporter", "bundle_modules", "flatten_module", "write_bundle"]

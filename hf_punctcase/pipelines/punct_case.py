@@ -1,0 +1,256 @@
+"""The ``"punct-case"`` pipeline: raw transcript in, punctuated and cased text out.
+
+A thin transformers ``ChunkPipeline`` over :mod:`hf_punctcase.restoration` (words, windows, subwords,
+probabilities → labels → text) and a backend (:class:`~hf_punctcase.pipelines.backends.TorchBackend`)
+that maps subword ids to per-task probabilities. Windows of all inputs are batched together
+(``batch_size`` windows per forward pass).
+
+Output contract: ``result["text"].split()`` has one token per input word, in order, each the input
+word up to case plus trailing punctuation.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections.abc import Sequence
+
+import numpy as np
+import torch
+from transformers.pipelines.base import ChunkPipeline
+
+from ..labels import LabelScheme
+from ..restoration import (
+    InputWords,
+    check_window_sizes,
+    decode,
+    encode_windows,
+    encoder_words,
+    plan_windows,
+    split_words,
+    word_probabilities,
+)
+from .backends import TorchBackend, native_bf16_cpu
+
+DEFAULT_WINDOW_WORDS = 200
+DEFAULT_CONTEXT_WORDS = 50
+
+
+class PunctCasePipeline(ChunkPipeline):
+    """Restore punctuation and casing in ASR transcripts.
+
+    Call with a string, a list of strings, or (with ``is_split_into_words=True``) a list of words or a
+    list of such lists. Each result is a dict with ``"text"`` (the restored string) and ``"words"``:
+    one entry per input word with the restored ``word``, its ``punctuation`` and ``casing`` labels and
+    their ``punct_score`` / ``case_score``.
+
+    Args (at construction or call time):
+        window_words (`int`, defaults to 200): words per model window.
+        context_words (`int`, defaults to 50): words of context on each side of a window's core.
+        keep_punctuation (`bool`, defaults to `False`): keep marks already in the input instead of
+            stripping them and predicting.
+        is_split_into_words (`bool`, defaults to `False`): the input is already split into words (a
+            list of words is one transcript; a list of lists is a batch).
+        progress (`bool`, *optional*): show a tqdm bar (over transcripts for a list, over windows for
+            one long transcript); default: when stderr is a terminal and there are more than 20 of them.
+
+    On a CPU with bf16 matrix units (AMX) the model runs under bf16 autocast unless a ``dtype`` was
+    given to ``pipeline()``: the same dev F1 at 2.5× the words/s of fp32 (benchmarks/speed.py).
+    """
+
+    def __init__(self, *args, **kwargs):
+        requested_dtype = kwargs.get("dtype", "auto")
+        super().__init__(*args, **kwargs)
+        if self._batch_size is None:
+            self._batch_size = 16  # windows of one long input are batched too
+        self.backend = TorchBackend(self.model)
+        self.scheme: LabelScheme = self.model.config.label_scheme
+        self.lexicon: dict[str, str] = dict(self.model.config.mixed_case_lexicon or {})
+        self.max_length = min(
+            self.model.config.max_position_embeddings,
+            self.tokenizer.model_max_length if self.tokenizer.model_max_length < 100_000 else 512,
+        )
+        self.autocast_dtype = None
+        if (
+            requested_dtype in (None, "auto")
+            and self.device.type == "cpu"
+            and self.model.dtype == torch.float32
+            and native_bf16_cpu()
+        ):
+            self.autocast_dtype = torch.bfloat16
+
+    def save_pretrained(self, save_directory, **kwargs):
+        """Save the model (with the code that loads it and this pipeline without the plugin) and the
+        tokenizer. The base class would copy this module's file as it is, whose package-relative
+        imports do not load outside the plugin."""
+        os.makedirs(save_directory, exist_ok=True)
+        self.model.save_pretrained(save_directory, **kwargs)
+        self.tokenizer.save_pretrained(save_directory, **kwargs)
+
+    # ---- arguments ---------------------------------------------------------------------------
+    def _sanitize_parameters(
+        self,
+        window_words: int | None = None,
+        context_words: int | None = None,
+        keep_punctuation: bool | None = None,
+        progress: bool | None = None,
+        **kwargs,
+    ):
+        if kwargs:
+            raise TypeError(f"unknown arguments for the punct-case pipeline: {sorted(kwargs)}")
+        preprocess = {}
+        if window_words is not None or context_words is not None:
+            check_window_sizes(
+                DEFAULT_WINDOW_WORDS if window_words is None else window_words,
+                DEFAULT_CONTEXT_WORDS if context_words is None else context_words,
+            )
+        if window_words is not None:
+            preprocess["window_words"] = window_words
+        if context_words is not None:
+            preprocess["context_words"] = context_words
+        if progress is not None:
+            preprocess["progress"] = progress
+        postprocess = {}
+        if keep_punctuation is not None:
+            postprocess["keep_punctuation"] = keep_punctuation
+        return preprocess, {}, postprocess
+
+    def __call__(self, inputs, is_split_into_words: bool = False, **kwargs):
+        """Restore one transcript (``str``, or a list of words with ``is_split_into_words=True``) or many
+        (a list of either)."""
+        if is_split_into_words:
+            if _is_word_list(inputs):
+                return super().__call__(_PreSplit(_checked_words(inputs)), **kwargs)
+            if isinstance(inputs, (list, tuple)) and all(_is_word_list(item) for item in inputs):
+                return self._call_many([_PreSplit(_checked_words(item)) for item in inputs], kwargs)
+            raise TypeError("with is_split_into_words=True, pass a list of words (str) or a list of such lists")
+        if isinstance(inputs, str):
+            return super().__call__(inputs, **kwargs)
+        if isinstance(inputs, (list, tuple)):
+            for i, item in enumerate(inputs):
+                if not isinstance(item, str):
+                    raise TypeError(
+                        f"punct-case accepts a str or a list of str; item {i} is {type(item).__name__} "
+                        "(a list of words? pass is_split_into_words=True)"
+                    )
+            return self._call_many(list(inputs), kwargs)
+        raise TypeError(f"punct-case accepts a str or a list of str, got {type(inputs).__name__}")
+
+    def _call_many(self, inputs: list, kwargs: dict):
+        if not inputs:
+            return []
+        progress = kwargs.pop("progress", None)
+        if progress is None:
+            progress = len(inputs) > 20 and sys.stderr.isatty()
+        if not progress:
+            return super().__call__(inputs, **kwargs)
+        from tqdm.auto import tqdm
+
+        # One bar over transcripts; a generator makes the base class stream results as they come.
+        results = super().__call__((item for item in inputs), progress=False, **kwargs)
+        return list(tqdm(results, total=len(inputs), unit="transcript", desc="punct-case"))
+
+    # ---- text → windows of subwords -------------------------------------------------------
+    def preprocess(
+        self,
+        text,
+        window_words: int = DEFAULT_WINDOW_WORDS,
+        context_words: int = DEFAULT_CONTEXT_WORDS,
+        progress: bool | None = None,
+    ):
+        source = split_words(text.words if isinstance(text, _PreSplit) else text.split())
+        words = encoder_words(source, self.model.config.lowercase_input, self.tokenizer.unk_token)
+        windows = list(plan_windows(len(source), window_words, context_words))
+        show = progress if progress is not None else (len(windows) > 20 and sys.stderr.isatty())
+        bar = None
+        if show:
+            from tqdm.auto import tqdm
+
+            bar = tqdm(total=len(windows), unit="window", desc="punct-case")
+        # Every item carries the same keys (batches across inputs are collated key by key); the
+        # input's words travel by reference and "is_last" marks the input's final window.
+        pending = None
+        for window in windows:
+            for encoded in encode_windows(self.tokenizer, words, [window], self.max_length):
+                if pending is not None:
+                    yield pending
+                pending = _item(encoded, source)
+            if bar is not None:
+                bar.update(1)
+        if pending is None:  # empty input: one empty window so that the input still yields a result
+            pending = _item(next(encode_windows(self.tokenizer, [], [], self.max_length)), source)
+        pending["is_last"] = True
+        if bar is not None:
+            bar.close()
+        yield pending
+
+    # ---- subwords → per-word probabilities ---------------------------------------------------
+    def _forward(self, model_inputs):
+        core_positions = model_inputs["core_positions"]
+        if isinstance(core_positions, np.ndarray):  # one unbatched item
+            core_positions = [core_positions]
+        autocast = (
+            torch.autocast("cpu", dtype=self.autocast_dtype) if self.autocast_dtype else contextlib.nullcontext()
+        )
+        with autocast:
+            probs = self.backend(model_inputs["input_ids"], model_inputs["attention_mask"])
+        # Keep only the rows of the words each window answers for: memory stays bounded by the
+        # window batch, whatever the input's length.
+        return {
+            "probs": [
+                {task: word_probabilities(task_probs[row], positions) for task, task_probs in probs.items()}
+                for row, positions in enumerate(core_positions)
+            ],
+            "source": model_inputs["source"],
+            "is_last": model_inputs["is_last"],
+        }
+
+    # ---- per-word probabilities → labels → text ------------------------------------------
+    def postprocess(self, model_outputs, keep_punctuation: bool = False):
+        source = model_outputs[-1]["source"]
+        if isinstance(source, list):  # batch_size=1 keeps the collated list of one
+            source = source[0]
+        windows = [window for output in model_outputs for window in _unbatched(output["probs"])]
+        probs = {task: np.concatenate([window[task] for window in windows])[: len(source)] for task in windows[0]}
+        return decode(source, probs, self.scheme, self.lexicon, keep_punctuation)
+
+
+class _PreSplit:
+    """A transcript given as words (``is_split_into_words=True``); not a list, so that the pipeline
+    base class does not take it for a batch."""
+
+    __slots__ = ("words",)
+
+    def __init__(self, words: list[str]):
+        self.words = words
+
+
+def _is_word_list(value) -> bool:
+    return isinstance(value, (list, tuple)) and all(isinstance(word, str) for word in value)
+
+
+def _checked_words(words: Sequence[str]) -> list[str]:
+    for i, word in enumerate(words):
+        if not word or len(word.split()) != 1 or word != word.strip():
+            raise ValueError(f"word {i} ({word!r}) is empty or holds whitespace; each word must be one token")
+    return list(words)
+
+
+def _item(encoded, source: InputWords) -> dict:
+    return {
+        "input_ids": torch.tensor([encoded.input_ids], dtype=torch.long),
+        "attention_mask": torch.tensor([encoded.attention_mask], dtype=torch.long),
+        "core_positions": encoded.core_positions,
+        "source": source,
+        "is_last": False,
+    }
+
+
+def _unbatched(probs) -> list[dict[str, np.ndarray]]:
+    """A model output's per-window probabilities: a list of one dict per window (the base class may
+    have unbatched it into a dict, or kept a list of one)."""
+    return [probs] if isinstance(probs, dict) else list(probs)
+
+
+__all__ = ["PunctCasePipeline", "DEFAULT_CONTEXT_WORDS", "DEFAULT_WINDOW_WORDS"]
