@@ -31,6 +31,16 @@ def check_model_dir(path: str | os.PathLike) -> str:
     return str(folder)
 
 
+def resolve_model(name_or_path: str | os.PathLike | None) -> str:
+    """A checkpoint named as users name it: None or ``"default"`` is the embedded default model; a local
+    folder is checked (:func:`check_model_dir`); anything else is a Hub repo id, returned as it is."""
+    if name_or_path is None or str(name_or_path) == "default":
+        return default_model_path()
+    if _looks_local(str(name_or_path)):
+        return check_model_dir(Path(name_or_path).expanduser())
+    return str(name_or_path)
+
+
 def default_model_path() -> str:
     """Path of the embedded default model, checked for completeness."""
     return check_model_dir(DEFAULT_MODEL_DIR)
@@ -44,15 +54,11 @@ def _looks_local(model: str) -> bool:
 def load_pipeline(model: str | os.PathLike | None = None, **kwargs) -> PunctCasePipeline:
     """``pipeline("punct-case", model=...)`` with a clear error for a bad local path.
 
-    ``model`` is a local checkpoint folder, a Hub repo id, or None for the embedded default.
+    ``model`` is a local checkpoint folder, a Hub repo id, or None / ``"default"`` for the embedded default.
     """
     from transformers import pipeline
 
-    if model is None:
-        model = default_model_path()
-    elif _looks_local(str(model)):
-        model = check_model_dir(Path(model).expanduser())
-    return pipeline(TASK, model=str(model), **kwargs)
+    return pipeline(TASK, model=resolve_model(model), **kwargs)
 
 
 def register_pipeline() -> None:

@@ -1,5 +1,6 @@
 """Evaluation: scoring labels and pipelines with the punct_case metric, and the one list of dev sets."""
 
+from .dev_sets import ASR_DEV_SETS, DEV_SETS, AsrDevSet, DevSet, available
 from .scoring import (
     compute_metrics_for,
     evaluate_dataset,
@@ -10,6 +11,11 @@ from .scoring import (
 )
 
 __all__ = [
+    "ASR_DEV_SETS",
+    "AsrDevSet",
+    "DEV_SETS",
+    "DevSet",
+    "available",
     "compute_metrics_for",
     "evaluate_dataset",
     "evaluate_pipeline",

@@ -1,0 +1,75 @@
+"""The dev sets every model is scored on, in one list: benchmarks, model cards and recipes read it.
+
+Each set is a list of reference documents (:class:`~hf_punctcase.labels.LabeledWords`) that the
+pipeline sees lowercased and unpunctuated, as ASR gives them. Sets without reliable casing are
+scored on punctuation only. The real-ASR set pairs ACI-BENCH's ASR output with the human transcript
+of the same dialogue; its scores come from aligning the two (``PunctCase`` with words).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..data import data_dir, read_aci_asr_pairs, read_aci_bench, read_che, read_iwslt_cased, read_mts_dialog, read_swda
+from ..labels import LabeledWords, LabelScheme
+
+
+@dataclass(frozen=True)
+class DevSet:
+    """A named dev set: ``load(root, scheme)`` gives its references."""
+
+    name: str
+    load: Callable[[Path, LabelScheme], list[LabeledWords]]
+    has_casing: bool
+    #: Files under the data folder it needs (a set whose files are absent is skipped, and said so).
+    files: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class AsrDevSet:
+    """ASR output of documents with their human transcripts: ``load(root, scheme)`` gives
+    ``(hypothesis words, reference)`` pairs."""
+
+    name: str
+    load: Callable[[Path, LabelScheme], list[tuple[list[str], LabeledWords]]]
+    files: tuple[str, ...]
+
+
+def _parsed(documents, scheme: LabelScheme) -> list[LabeledWords]:
+    return [scheme.parse(text) for _, text in documents]
+
+
+_TED = ("iwslt/dev2010_cased.txt", "iwslt/tst2012_cased.txt")
+_SWDA = "conversational/swda/swda_conversations.jsonl"
+_MTS = "medical/mts_dialog/MTS-Dialog-ValidationSet.csv"
+_ACI = "medical/aci_bench/challenge_data/valid.csv"
+_ACI_ASR = "medical/aci_bench/src_experiment_data"
+
+DEV_SETS: tuple[DevSet, ...] = (
+    DevSet("TED dev2010+tst2012", lambda root, s: _parsed(read_iwslt_cased([root / f for f in _TED]), s), True, _TED),
+    DevSet("IWSLT dev2012 (Che)", lambda root, s: [read_che(root / "iwslt" / "dev2012_che_labeled.tsv")], False,
+           ("iwslt/dev2012_che_labeled.tsv",)),
+    DevSet("SwDA val", lambda root, s: _parsed(read_swda(root / _SWDA, split="val"), s), True, (_SWDA,)),
+    DevSet("MTS-Dialog validation", lambda root, s: _parsed(read_mts_dialog(root / _MTS), s), True, (_MTS,)),
+    DevSet("ACI-BENCH valid", lambda root, s: _parsed(read_aci_bench(root / _ACI), s), False, (_ACI,)),
+)
+
+ASR_DEV_SETS: tuple[AsrDevSet, ...] = (
+    AsrDevSet(
+        "ACI-BENCH valid ASR vs human (aligned)",
+        lambda root, s: [(s.parse(asr).words, s.parse(human)) for _, asr, human in read_aci_asr_pairs(root / _ACI_ASR)],
+        (_ACI_ASR,),
+    ),
+)
+
+
+def available(dev_set: DevSet | AsrDevSet, data_dir_path: str | os.PathLike | None = None) -> bool:
+    """Whether the data folder holds every file the set needs."""
+    root = data_dir(data_dir_path)
+    return all((root / name).exists() for name in dev_set.files)
+
+
+__all__ = ["ASR_DEV_SETS", "AsrDevSet", "DEV_SETS", "DevSet", "available"]

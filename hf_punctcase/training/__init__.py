@@ -1,0 +1,1 @@
+"""Training: the collator, trainers (distillation, masked-position MLM), LoRA and encoder shrinking."""
