@@ -89,9 +89,11 @@ def push_to_hub(
 
 
 def check_card_metadata(card: str) -> dict:
-    """The card's YAML front matter as a dict; raises ValueError if it is missing or not valid YAML
-    (checked here, before anything is uploaded)."""
+    """The card's YAML front matter as a dict; raises ValueError if it is missing, not valid YAML, or not
+    valid model-card metadata for ``huggingface_hub.ModelCard`` (a ``model-index`` it cannot read), checked
+    here, before anything is uploaded."""
     import yaml
+    from huggingface_hub import ModelCard
 
     if not card.startswith("---\n") or "\n---" not in card[4:]:
         raise ValueError("the model card has no YAML front matter (--- ... ---)")
@@ -101,4 +103,5 @@ def check_card_metadata(card: str) -> dict:
         raise ValueError(f"the model card's YAML front matter is not valid: {error}") from None
     if not isinstance(metadata, dict):
         raise ValueError("the model card's YAML front matter is not a mapping")
+    ModelCard(card)  # raises ValueError on metadata the Hub's card classes cannot read (model-index, eval results)
     return metadata

@@ -2,11 +2,14 @@
 """Evaluate a trained checkpoint through the public pipeline, ship it as the embedded default
 (fp16 safetensors inside the package) and write its model card.
 
-    python recipes/export_default.py --checkpoint runs/default/final \
-        --recipe-command "python recipes/finetune.py ..." --training-machine "2 CPU cores"
+    python recipes/export_default.py --checkpoint CHECKPOINT \
+        --training-machine "2 CPU cores (x86-64, bf16 autocast), no GPU" --ablation-table ablations.md
 
-Dev sets: IWSLT dev2010 + tst2012 (the clean TED dev sets), SwDA val, MTS-Dialog validation, ACI-BENCH valid
-(lowercase dialogues: punctuation only).
+Dev sets: every set of ``hf_punctcase.evaluation.DEV_SETS`` and ``ASR_DEV_SETS`` whose files the data
+folder holds (a missing one is skipped, and said so); sets without reliable casing are scored on
+punctuation only. The card (hf_punctcase.model_card) takes the training data, licences and commands from
+the checkpoint's training records, and the dev figures measured here; it is written to
+``model_cards/default.md`` and, identical, to the package's ``default_model/README.md``.
 """
 
 from __future__ import annotations
@@ -15,34 +18,28 @@ import argparse
 import json
 import shutil
 import tempfile
+import time
 from pathlib import Path
 
 import torch
 from safetensors.torch import load_file, save_file
-from transformers import AutoTokenizer, pipeline
+from transformers import AutoTokenizer
 
 import hf_punctcase
-from hf_punctcase.data import data_dir, load_punct_case_dataset, read_iwslt_cased, read_mts_dialog, read_swda
-from hf_punctcase.evaluation import evaluate_dataset, evaluate_pipeline
-from hf_punctcase.model_card import card_data_for_checkpoint, render_model_card
+from hf_punctcase.data import data_dir
+from hf_punctcase.evaluation import ASR_DEV_SETS, DEV_SETS, AsrDevSet, DevSet, available, restore_references, score_labels
+from hf_punctcase.evaluation.scoring import flatten_scores
+from hf_punctcase.metrics import PunctCase
+from hf_punctcase.model_card import EMBEDDED_DEFAULT_ID, DevSetEvaluation, card_data_for_checkpoint, render_model_card
 
 REPO = Path(__file__).resolve().parents[1]
-
-def dev_sets(root: Path) -> dict[str, list[tuple[str, str]]]:
-    return {
-        "TED dev: IWSLT dev2010 + tst2012": list(
-            read_iwslt_cased([root / "iwslt" / "dev2010_cased.txt", root / "iwslt" / "tst2012_cased.txt"])
-        ),
-        "SwDA val": list(read_swda(root / "conversational" / "swda" / "swda_conversations.jsonl", split="val")),
-        "MTS-Dialog validation": list(read_mts_dialog(root / "medical" / "mts_dialog" / "MTS-Dialog-ValidationSet.csv")),
-    }
 
 
 def export_fp16(checkpoint: Path, target: Path, encoder_name: str | None = None) -> None:
     """Copy a checkpoint with fp16 weights; the config asks for fp32 so that it loads as fp32 on CPU.
-    ``encoder_name`` replaces the directory the encoder was loaded from (site-packages, or an MLM run
-    under runs/), meaningless on a user's machine; the card says the rest. The target's README.md (the
-    card) is written afterwards by main()."""
+    ``encoder_name`` replaces the directory the encoder was loaded from (site-packages, or a local MLM
+    run), meaningless on a user's machine; the card says the rest. The target's README.md (the card) is
+    written afterwards by main()."""
     model = hf_punctcase.JointTokenClassificationModel.from_pretrained(checkpoint, dtype=torch.float32)
     tokenizer = AutoTokenizer.from_pretrained(checkpoint)
     with tempfile.TemporaryDirectory() as tmp:
@@ -54,10 +51,72 @@ def export_fp16(checkpoint: Path, target: Path, encoder_name: str | None = None)
         config["dtype"] = "float32"
         if encoder_name:
             config["encoder"]["_name_or_path"] = encoder_name
+        # The package ships data only (weights, config, tokenizer, card): the trust_remote_code files and
+        # the config entries pointing at them are written when the default is saved or pushed.
+        for key in ("auto_map", "custom_pipelines"):
+            config.pop(key, None)
         (Path(tmp) / "config.json").write_text(json.dumps(config, indent=2, sort_keys=True) + "\n")
+        for code in Path(tmp).glob("*.py"):
+            code.unlink()
         if target.exists():
             shutil.rmtree(target)
         shutil.copytree(tmp, target)
+
+
+def evaluate_dev_set(restorer, dev_set: DevSet, root: Path, batch_size: int) -> dict[str, float]:
+    """Scores of one dev set as model cards read them (punct_* and, where the set has casing, case_*), with
+    ``words`` and ``words_per_second``. A reference label of None (one a source could not give) is left out."""
+    references = dev_set.load(root, restorer.scheme)
+    predictions, seconds = restore_references(restorer, references, batch_size)
+    pairs: dict[str, tuple[list[str], list[str]]] = {"punct": ([], []), "case": ([], [])}
+    for ref, predicted in zip(references, predictions):
+        for key, output in (("punct", "punctuation"), ("case", "casing")):
+            for label, word in zip(getattr(ref, key), predicted):
+                if label is not None:
+                    pairs[key][0].append(label)
+                    pairs[key][1].append(word[output])
+    casing = pairs["case"] if dev_set.has_casing else (None, None)
+    scores = score_labels(restorer.scheme, *pairs["punct"], *casing)
+    scores["words"] = sum(len(ref) for ref in references)
+    scores["words_per_second"] = scores["words"] / seconds
+    return scores
+
+
+def evaluate_asr_set(restorer, asr_set: AsrDevSet, root: Path, batch_size: int) -> dict[str, float]:
+    """Punctuation scores of ASR output against the human transcript, aligned word by word."""
+    pairs = asr_set.load(root, restorer.scheme)
+    hypotheses = [words for words, _ in pairs]
+    start = time.perf_counter()
+    results = restorer(hypotheses, is_split_into_words=True, batch_size=batch_size)
+    seconds = time.perf_counter() - start
+    scores = PunctCase().compute(
+        predictions=[[w["punctuation"] for w in r["words"]] for r in results],
+        references=[ref.punct for _, ref in pairs],
+        prediction_words=hypotheses,
+        reference_words=[ref.words for _, ref in pairs],
+    )
+    flat = flatten_scores(scores, "punct")
+    flat["words"] = sum(len(words) for words in hypotheses)
+    flat["words_per_second"] = flat["words"] / seconds
+    return flat
+
+
+def evaluate_all(restorer, root: Path, batch_size: int) -> list[DevSetEvaluation]:
+    """Every dev set of the one list (hf_punctcase.evaluation) whose files are present."""
+    evaluations = []
+    for dev_set in (*DEV_SETS, *ASR_DEV_SETS):
+        if not available(dev_set, root):
+            print(f"{dev_set.name}: files absent under {root}, skipped", flush=True)
+            continue
+        if isinstance(dev_set, DevSet):
+            scores = evaluate_dev_set(restorer, dev_set, root, batch_size)
+        else:
+            scores = evaluate_asr_set(restorer, dev_set, root, batch_size)
+        evaluations.append(DevSetEvaluation(dev_set.name, scores))
+        casing = f", case overall F1 {100 * scores['case_overall_f1']:.1f}" if "case_overall_f1" in scores else ""
+        print(f"{dev_set.name}: punct overall F1 {100 * scores['punct_overall_f1']:.1f}{casing}, "
+              f"{scores['words_per_second']:.0f} words/s", flush=True)
+    return evaluations
 
 
 def main() -> None:
@@ -67,7 +126,10 @@ def main() -> None:
     parser.add_argument("--target", type=Path, default=hf_punctcase.DEFAULT_MODEL_DIR)
     parser.add_argument("--card", type=Path, default=REPO / "model_cards" / "default.md")
     parser.add_argument("--recipe-command", default=None, help="Default: the commands the training records hold.")
-    parser.add_argument("--training-machine", required=True)
+    parser.add_argument(
+        "--training-machine", default=None,
+        help="What it was trained on, for the card (default: what the training records say).",
+    )
     parser.add_argument("--batch-size", type=int, default=16)
     parser.add_argument(
         "--ablation-table", type=Path, default=None,
@@ -75,24 +137,28 @@ def main() -> None:
     )
     args = parser.parse_args()
 
+    # The card's facts first: the checkpoint may have started from the default this export replaces,
+    # whose card (its training data and licences) is read before it is overwritten.
     card = card_data_for_checkpoint(args.checkpoint, training_machine=args.training_machine)
-    export_fp16(args.checkpoint, args.target, encoder_name=card.base_model_id)
-    restorer = pipeline("punct-case", model=str(args.target))
-    root = data_dir(args.data_dir)
-    evaluations = {name: evaluate_pipeline(restorer, docs, args.batch_size) for name, docs in dev_sets(root).items()}
-    aci = load_punct_case_dataset("aci_bench", root)["validation"]  # no casing labels: scored on punctuation
-    evaluations["ACI-BENCH valid"] = evaluate_dataset(restorer, aci, args.batch_size)
-    (args.checkpoint / "dev_evaluation.json").write_text(json.dumps(evaluations, indent=2))
-    for name, scores in evaluations.items():
-        casing = f", case overall F1 {100 * scores['case_overall_f1']:.1f}" if "case_overall_f1" in scores else ""
-        print(f"{name}: punct overall F1 {100 * scores['punct_overall_f1']:.1f}{casing}, {scores['words_per_second']:.0f} words/s")
+    if card.base_model_id == EMBEDDED_DEFAULT_ID:
+        card.base_model_id = card.encoder_id
+        card.base_checkpoint = "the previous embedded default of hf_punctcase (its training data are listed below)"
+    export_fp16(args.checkpoint, args.target, encoder_name=card.encoder_id)
+    restorer = hf_punctcase.load_pipeline(str(args.target))
+    evaluations = evaluate_all(restorer, data_dir(args.data_dir), args.batch_size)
+    (args.checkpoint / "dev_evaluation.json").write_text(json.dumps({e.name: e.scores for e in evaluations}, indent=2))
 
     size = (args.target / "model.safetensors").stat().st_size / 2**20
     card.model_name = "hf_punctcase default"
+    card.embedded_default = True
     card.size_on_disk_mb = size
     card.weights_dtype = "fp16"
     card.evaluations = evaluations
-    card.evaluation_command = f"python recipes/export_default.py --checkpoint {args.checkpoint} ..."
+    card.evaluation_command = "python recipes/export_default.py --checkpoint CHECKPOINT"
+    card.evaluation_notes = [
+        f"The shipped fp16 weights through the pipeline's defaults, at batch size {args.batch_size}; words/s on "
+        "the hardware the export ran on."
+    ]
     if args.recipe_command:
         card.recipe_command = args.recipe_command
     card.notes = [
@@ -100,7 +166,7 @@ def main() -> None:
         "(Training data), so this checkpoint is for non-commercial use only; read the TED terms (no "
         "derivatives) before redistributing it.",
         "The recipes' ablations (MLM adaptation, two-stage finetuning, depth, case conditioning, distillation) "
-        "are in the project README (Experiments).",
+        "are in the project's docs/experiments.md.",
     ]
     if args.ablation_table:
         card.extra_sections["Ablations (dev)"] = args.ablation_table.read_text()

@@ -183,15 +183,33 @@ def test_generated_card_has_the_metrics_it_was_given_and_valid_yaml(tiny_model_d
     assert cli_main(["card", str(folder), "--repo-id", "org/swda", "--force"]) == 0
     card = (folder / "README.md").read_text()
     front = yaml.safe_load(card.split("---")[1])
-    assert front["license"] == "other" and "CC BY-NC-SA 3.0" in front["license_name"]
+    assert front["license"] == "other" and front["license_name"] == "non-commercial"
+    assert "non-commercial (trained on CC BY-NC-SA 3.0 data)" in card
     assert front["base_model"] == "sentence-transformers/all-MiniLM-L6-v2"
     assert front["pipeline_tag"] == "token-classification"
+    assert front["datasets"] == ["swda", "mts_dialog"]
+    # model-index: the dev figures the record holds, punctuation and casing micro F1
+    (result,) = front["model-index"][0]["results"]
+    assert result["dataset"]["name"] == "swda validation"
+    assert [(m["config"], m["value"]) for m in result["metrics"]] == [("punctuation", 0.73), ("casing", 0.73)]
     assert "| COMMA | 50.0 | 60.0 | 70.0 | 10 |" in card and "**73.0**" in card  # overall punct F1
     assert "| UPPER_FIRST | 50.0 | 60.0 | 70.0 | 10 |" in card
     assert "Switchboard Dialog Act corpus" in card and "CC BY 4.0" in card
     assert 'pipeline(model="org/swda", trust_remote_code=True)' in card
     assert "not a medical device" in card
     assert summary["command"] in card
+
+
+def test_check_card_metadata_rejects_what_the_hub_would(tmp_path):
+    from hf_punctcase.hub import check_card_metadata
+
+    with pytest.raises(ValueError, match="no YAML front matter"):
+        check_card_metadata("# a card\n")
+    with pytest.raises(ValueError, match="not valid"):
+        check_card_metadata("---\nlicense: [\n---\n")
+    with pytest.raises(ValueError, match="model_index"):  # huggingface_hub's ModelCard cannot read it
+        check_card_metadata("---\nmodel-index:\n- name: x\n---\n# a card\n")
+    assert check_card_metadata("---\nlicense: mit\n---\n# a card\n") == {"license": "mit"}
 
 
 def test_cli_push(local_hub, tiny_model_dir, capsys):

@@ -1,0 +1,217 @@
+"""Model cards: metadata through huggingface_hub's ModelCard (model-index from every dev set), the
+template shipped in the package, and licences inherited from the checkpoint a run started from."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+from huggingface_hub import ModelCard
+
+import hf_punctcase
+from hf_punctcase.hub import check_card_metadata
+from hf_punctcase.model_card import (
+    EMBEDDED_DEFAULT_ID,
+    TEMPLATE_PATH,
+    DevSetEvaluation,
+    PunctCaseCardFacts,
+    TrainingDataset,
+    card_for_checkpoint,
+    card_training_data,
+    render_model_card,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+PUBLISHED = sorted((ROOT / "model_cards").glob("*.md"))
+METADATA_KEYS = {"model-index", "datasets", "metrics", "license", "base_model", "library_name", "pipeline_tag", "language", "tags"}
+
+
+def _scores(punct_f1: float, case_f1: float | None = None) -> dict[str, float]:
+    """Scores as hf_punctcase.evaluation gives them, per class and overall."""
+    scores: dict[str, float] = {"words": 1000, "words_per_second": 500.0, "punct_slot_error_rate": 0.4}
+    tasks = [("punct", ("COMMA", "PERIOD", "QUESTION"), punct_f1)]
+    if case_f1 is not None:
+        tasks.append(("case", ("UPPER_FIRST", "ALL_UPPER", "MIXED"), case_f1))
+    for prefix, classes, f1 in tasks:
+        for name in (*classes, "overall"):
+            scores.update({f"{prefix}_{name}_precision": f1, f"{prefix}_{name}_recall": f1, f"{prefix}_{name}_f1": f1})
+            if name != "overall":
+                scores[f"{prefix}_{name}_support"] = 10
+    return scores
+
+
+def _facts(**overrides) -> PunctCaseCardFacts:
+    values = dict(
+        model_name="tiny non-commercial",
+        base_encoder="a tiny BERT",
+        num_parameters=1234,
+        size_on_disk_mb=0.1,
+        datasets=[
+            TrainingDataset("Switchboard Dialog Act corpus", 1000, "CC BY-NC-SA 3.0", "stage 1, weight 1", "swda"),
+            TrainingDataset("MTSamples medical transcription reports", None, "CC0", "MLM adaptation", "mtsamples"),
+        ],
+        recipe_command="python recipes/finetune.py --train_corpora swda",
+        training_time="1 min, 10 steps",
+        evaluations=[
+            DevSetEvaluation("SwDA val", _scores(0.75, 0.85)),
+            DevSetEvaluation("ACI-BENCH valid", _scores(0.5)),
+            DevSetEvaluation("IWSLT dev2012 (Che)", {"words": 288225, "punct_overall_f1": 0.675}),
+        ],
+        base_model_id="sentence-transformers/all-MiniLM-L6-v2",
+        repo_id="org/tiny-nc",
+    )
+    return PunctCaseCardFacts(**{**values, **overrides})
+
+
+def _child_of(parent: str | Path, tiny_model_dir: str, folder: Path) -> Path:
+    """A tiny checkpoint whose training record says it went on from ``parent`` on the user's own text."""
+    shutil.copytree(tiny_model_dir, folder)
+    summary = {
+        "command": "python recipes/finetune.py --model_name_or_path PARENT --train_corpora text:mine.jsonl",
+        "init": str(parent), "train_corpora": ["text:mine.jsonl"], "pool_words": {"text:mine.jsonl": 500},
+        "train_words": 500, "train_seconds": 60, "global_step": 10, "epoch": 1.0,
+    }
+    (folder / "training_summary.json").write_text(json.dumps(summary))
+    return folder
+
+
+def _front(card: str) -> dict:
+    return yaml.safe_load(card.split("---\n")[1])
+
+
+def test_metadata_carries_a_model_index_of_every_dev_set_and_metric():
+    card = render_model_card(_facts())
+    front = check_card_metadata(card)
+    assert METADATA_KEYS <= set(front)
+    assert front["pipeline_tag"] == "token-classification" and front["library_name"] == "transformers"
+    assert front["license"] == "other" and front["license_name"] == "non-commercial"
+    assert front["datasets"] == ["swda", "mtsamples"] and front["language"] == ["en"]
+    results = ModelCard(card).data.eval_results
+    assert {(r.dataset_name, r.metric_config): r.metric_value for r in results} == {
+        ("SwDA val", "punctuation"): 0.75, ("SwDA val", "casing"): 0.85,
+        ("ACI-BENCH valid", "punctuation"): 0.5,  # no casing in this set: no casing figure
+        ("IWSLT dev2012 (Che)", "punctuation"): 0.675,
+    }
+    assert {r.task_type for r in results} == {"token-classification"} and {r.metric_type for r in results} == {"f1"}
+    assert ModelCard(card).data.model_name == "org/tiny-nc"
+    # the text: a per-class table where precision and recall were given, a summary row for every set
+    assert "| COMMA | 75.0 | 75.0 | 75.0 | 10 |" in card
+    assert "| IWSLT dev2012 (Che) | 288,225 | – | – | – | **67.5** |" in card
+    assert "Casing: not scored (this dev set has no casing)." in card
+    assert "| MTSamples medical transcription reports — MLM adaptation | see Training | CC0 |" in card
+    assert 'pipeline(model="org/tiny-nc", trust_remote_code=True)' in card
+
+
+def test_a_card_is_what_huggingface_hub_writes_and_its_data_table_reads_back():
+    facts = _facts()
+    card = render_model_card(facts)
+    assert str(ModelCard(card)) + ("" if str(ModelCard(card)).endswith("\n") else "\n") == card
+    assert card_training_data(ModelCard(card)) == facts.datasets
+
+
+def test_one_shared_licence_with_a_hub_id_is_the_card_licence():
+    front = _front(render_model_card(_facts(datasets=[TrainingDataset("MTS-Dialog", 10, "CC BY 4.0", corpus="mts_dialog")])))
+    assert front["license"] == "cc-by-4.0" and "license_name" not in front
+    assert _front(render_model_card(_facts(datasets=[])))["license"] == "unknown"
+
+
+def test_no_figures_no_model_index():
+    card = render_model_card(_facts(evaluations=[]))
+    assert "model-index" not in _front(card) and "model_name" not in _front(card)
+    assert "No dev-set figures were recorded for this checkpoint." in card
+
+
+def test_the_template_ships_in_the_package():
+    assert TEMPLATE_PATH.is_file() and TEMPLATE_PATH.parent.parent == Path(hf_punctcase.__file__).parent
+    import tomllib
+
+    package_data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
+    assert "templates/*.md" in package_data["hf_punctcase"]
+
+
+def test_a_run_from_a_non_commercial_checkpoint_inherits_its_data_licence_and_name(tiny_model_dir, tmp_path):
+    parent = tmp_path / "parent"
+    shutil.copytree(tiny_model_dir, parent)
+    (parent / "README.md").write_text(render_model_card(_facts()))
+    child = _child_of(parent, tiny_model_dir, tmp_path / "child" / "final")
+
+    card = card_for_checkpoint(child)
+    front = check_card_metadata(card)
+    assert front["license"] == "other" and front["license_name"] == "non-commercial"
+    assert front["base_model"] == "org/tiny-nc"  # the checkpoint it started from, by the Hub id its card names
+    assert front["datasets"] == ["swda", "mtsamples"]  # the user's own file has no dataset name
+    assert "| Switchboard Dialog Act corpus — base checkpoint, stage 1, weight 1 | 1,000 | CC BY-NC-SA 3.0 |" in card
+    assert "| MTSamples medical transcription reports — base checkpoint, MLM adaptation | see its card | CC0 |" in card
+    assert "| the user's own text | 500 | as the user's data |" in card
+    assert "**Licence of this checkpoint: non-commercial (trained on CC BY-NC-SA 3.0 data).**" in card
+    assert "as the training data: as the user's data" not in card
+    assert "- Trained further from: a joint checkpoint (org/tiny-nc)" in card
+
+
+@pytest.mark.parametrize("init", ["embedded folder", "default"])
+def test_a_run_from_the_embedded_default_carries_its_licences_and_names_it(init, tiny_model_dir, tmp_path):
+    parent = hf_punctcase.DEFAULT_MODEL_DIR if init == "embedded folder" else "default"
+    card = card_for_checkpoint(_child_of(parent, tiny_model_dir, tmp_path / "final"))
+    front = check_card_metadata(card)
+    assert front["base_model"] == EMBEDDED_DEFAULT_ID
+    assert front["license"] == "other" and front["license_name"] == "non-commercial"
+    assert {"ted", "swda", "dailydialog", "mts_dialog", "aci_bench"} <= set(front["datasets"])
+    assert "non-commercial (trained on CC BY-NC-ND 3.0, CC BY-NC-SA 3.0, CC BY-NC-SA 4.0 data)" in card
+    assert "the embedded default of hf_punctcase" in card
+    assert "all-MiniLM-L6-v2" not in front["base_model"]
+
+
+def test_a_run_from_a_hub_checkpoint_names_it_and_reads_its_cached_card(tiny_model_dir, tmp_path, monkeypatch):
+    from huggingface_hub import constants as hub_constants
+
+    # the Hub cache as from_pretrained("org/tiny-nc") leaves it
+    repo = tmp_path / "hub" / "models--org--tiny-nc"
+    snapshot = repo / "snapshots" / "0123abcd"
+    shutil.copytree(tiny_model_dir, snapshot)
+    (snapshot / "README.md").write_text(render_model_card(_facts()))
+    (repo / "refs").mkdir()
+    (repo / "refs" / "main").write_text("0123abcd")
+    monkeypatch.setattr(hub_constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
+
+    card = card_for_checkpoint(_child_of("org/tiny-nc", tiny_model_dir, tmp_path / "child"))
+    front = _front(card)
+    assert front["base_model"] == "org/tiny-nc" and front["license_name"] == "non-commercial"
+    assert "- Trained further from: `org/tiny-nc`" in card
+    assert "- Base encoder: a tiny BERT" in card  # as the base checkpoint's card names it
+
+
+def test_a_base_checkpoint_card_of_another_layout_gives_its_metadata(tiny_model_dir, tmp_path):
+    parent = tmp_path / "parent"
+    shutil.copytree(tiny_model_dir, parent)
+    (parent / "README.md").write_text("---\nlicense: cc-by-nc-4.0\ndatasets:\n- someone/calls\n---\n# Another card\n")
+    front = _front(card_for_checkpoint(_child_of(parent, tiny_model_dir, tmp_path / "child")))
+    assert front["license"] == "other" and front["license_name"] == "non-commercial"
+    assert front["datasets"] == ["someone/calls"]
+
+
+def test_a_base_checkpoint_without_card_or_record_leaves_the_licence_unknown(tiny_model_dir, tmp_path):
+    card = card_for_checkpoint(_child_of(tiny_model_dir, tiny_model_dir, tmp_path / "child"))
+    assert _front(card)["license"] == "unknown"
+    assert "the base checkpoint's training data (no card or training record found)" in card
+
+
+def test_an_encoder_start_is_no_base_checkpoint(tiny_encoder_dir, tiny_model_dir, tmp_path):
+    card = card_for_checkpoint(_child_of(tiny_encoder_dir, tiny_model_dir, tmp_path / "child"))
+    assert "Trained further from" not in card and "base checkpoint" not in card
+    assert _front(card)["license_name"] == "as-the-training-data"
+
+
+@pytest.mark.parametrize("path", PUBLISHED, ids=lambda p: p.name)
+def test_published_cards_are_valid_and_state_software_facts_only(path: Path):
+    card = path.read_text()
+    front = check_card_metadata(card)
+    assert METADATA_KEYS <= set(front)
+    assert front["license_name"] == "non-commercial"
+    names = {r.dataset_name for r in ModelCard(card).data.eval_results}
+    assert {"TED dev2010+tst2012", "SwDA val", "MTS-Dialog validation", "ACI-BENCH valid"} <= names
+    # cards describe the checkpoint, not how the project was developed or where it ran
+    for word in ("runs/", "session", "issue", "lever", "Xeon", "AMX", "development machine"):
+        assert word not in card, word
