@@ -20,16 +20,9 @@ import json
 import logging
 import shlex
 import sys
-from collections import Counter
 from pathlib import Path
 
-from transformers import AutoTokenizer
-
-from hf_punctcase import JointTokenClassificationModel
-from hf_punctcase.data import CorpusSpec
-from hf_punctcase.encoders import resolve_encoder
-from hf_punctcase.labels import LabelScheme
-from hf_punctcase.training.shrinking import shrink_encoder, subword_counts, vocabulary_for_budget
+from hf_punctcase.training import shrink_for_corpora
 
 logger = logging.getLogger("shrink_encoder")
 
@@ -51,35 +44,14 @@ def main(argv: list[str] | None = None) -> Path:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     argv = sys.argv[1:] if argv is None else argv
     args = parse_args(argv)
-    encoder = resolve_encoder(args.encoder)
-    tokenizer = AutoTokenizer.from_pretrained(encoder)
-    word_counts: Counter = Counter()
-    for spec in map(CorpusSpec.parse, args.corpora):
-        seen = 0
-        for words in spec.load(args.data_dir, max_words=200, scheme=LabelScheme())["train"]["words"]:
-            word_counts.update(words)
-            seen += len(words)
-            if seen >= args.max_corpus_words:
-                break
-        logger.info("%s: %d words", spec.name, seen)
-    counts = subword_counts(tokenizer, word_counts)
-    keep = vocabulary_for_budget(tokenizer, counts, args.vocab_size, words=word_counts)
-    kept = set(keep)
-    coverage = sum(n for token_id, n in counts.items() if token_id in kept) / sum(counts.values())
-    encoder_parameters = shrink_encoder(encoder, args.output_dir, keep, num_layers=args.num_layers)
-    joint_parameters = JointTokenClassificationModel.from_encoder(str(args.output_dir)).num_parameters()
-    summary = {
-        "command": "python recipes/shrink_encoder.py " + shlex.join(argv),
-        "encoder": encoder,
-        "num_layers": args.num_layers,
-        "vocab_size": len(keep),
-        "counted_words": sum(word_counts.values()),
-        "subword_coverage_before_resplitting": coverage,
-        "encoder_parameters": encoder_parameters,
-        "joint_model_parameters": joint_parameters,
-    }
+    shrunk = shrink_for_corpora(
+        args.encoder, args.output_dir, args.vocab_size, args.corpora, num_layers=args.num_layers,
+        max_corpus_words=args.max_corpus_words, data_dir=args.data_dir,
+    )
+    summary = {"command": "python recipes/shrink_encoder.py " + shlex.join(argv), **shrunk}
     (args.output_dir / "shrink_summary.json").write_text(json.dumps(summary, indent=2))
     logger.info("%s", json.dumps(summary, indent=1))
+    joint_parameters = summary["joint_model_parameters"]
     if args.max_parameters is not None and joint_parameters > args.max_parameters:
         raise SystemExit(
             f"the joint model has {joint_parameters:,} parameters, over --max_parameters {args.max_parameters:,} "

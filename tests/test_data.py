@@ -303,3 +303,51 @@ def test_ted_captions_are_unlabelled_words(corpus):
     rows = [row for split in splits.values() for row in split]
     assert [row["words"] for row in rows] == [["no", "marks", "here"]]
     assert rows[0]["punct"] == [-1, -1, -1] and rows[0]["case"] == [-1, -1, -1]
+
+
+def test_unknown_keywords_are_refused_rather_than_swallowed(corpus):
+    # `data_dir` is not the keyword: it must not be taken silently for a source option.
+    with pytest.raises(TypeError, match="data_dir"):
+        load_punct_case_dataset("ted", data_dir=corpus)
+    assert "validation" in load_punct_case_dataset("ted", data_dir_path=corpus)
+    with pytest.raises(ValueError, match="data_files"):
+        load_punct_case_dataset("ted", corpus, data_files=["x.txt"])
+
+
+def test_only_the_splits_asked_for(corpus):
+    ds = load_punct_case_dataset("swda", corpus, splits=["validation"])
+    assert list(ds) == ["validation"]
+    with pytest.raises(ValueError, match="no test split"):
+        load_punct_case_dataset("mts_dialog", corpus, splits=["test"])
+
+
+def test_user_files_can_go_to_one_split(tmp_path, monkeypatch):
+    monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "cache"))
+    path = tmp_path / "mine.jsonl"
+    path.write_text("".join(json.dumps({"id": str(i), "text": f"Document {i} here."}) + "\n" for i in range(60)))
+    hashed = load_punct_case_dataset("text", data_files=[path])
+    assert set(hashed) == {"train", "validation", "test"}  # 60 documents: some hash to each split
+    whole = load_punct_case_dataset("text", data_files=[path], file_split="train")
+    assert list(whole) == ["train"] and whole["train"].num_rows == 60
+    assert list(load_punct_case_dataset("text", data_files=[path], file_split="validation")) == ["validation"]
+    with pytest.raises(ValueError, match="file_split"):
+        load_punct_case_dataset("text", data_files=[path], file_split="dev")
+
+
+def test_a_missing_corpus_file_raises_the_readers_own_error(tmp_path, monkeypatch):
+    monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "cache"))
+    (tmp_path / "data").mkdir()
+    with pytest.raises(FileNotFoundError, match="talks.jsonl"):
+        load_punct_case_dataset("ted", tmp_path / "data")
+
+
+def test_windows_cut_documents_into_consecutive_windows(corpus):
+    sentences = load_punct_case_dataset("ted", corpus, max_words=5, splits=["train"])["train"]
+    windows = load_punct_case_dataset("ted", corpus, max_words=5, splits=["train"], windows=True)["train"]
+    assert windows.features == sentences.features
+    for doc_id in set(sentences["doc_id"]):
+        rows = [r for r in sentences if r["doc_id"] == doc_id]
+        cut = [r for r in windows if r["doc_id"] == doc_id]
+        for column in ("words", "punct", "case", "disfluency"):
+            assert [x for r in cut for x in r[column]] == [x for r in rows for x in r[column]]
+        assert [len(r["words"]) for r in cut][:-1] == [5] * (len(cut) - 1)

@@ -58,3 +58,73 @@ def test_evaluate_dataset_scores_whole_documents(tiny_pipeline, tmp_path):
         1 for labels in data["punct"] for label in labels if label > 0
     )
     assert "case_overall_f1" in scores
+
+
+TRICKY = [
+    "\"NASA's\" iPhone, the U.S. and e.g. McDonald's -- 'quoted' (bracketed) iPhone. iPHONE iPhone's? Mr. McDonald's.",
+    "students' books... NASA'S report; iphone Iphone IPhone IPHONE iPhone! ‘single’ «guillemets» 3D x-Ray eBay eBay.",
+    "Don't stop. ΟΔΟΣ Straße İstanbul Jones'. U.S.' policy, eBay's eBay. eBay's",
+]
+
+
+def _tricky_corpus(tmp_path) -> tuple[str, list[str]]:
+    import json
+
+    path = tmp_path / "tricky.jsonl"
+    texts = [text for _ in range(3) for text in TRICKY]
+    path.write_text("".join(json.dumps({"id": f"t{i}", "text": text}) + "\n" for i, text in enumerate(texts)))
+    return str(path), texts
+
+
+def test_training_windows_and_lexicon_come_from_one_pass_and_match_the_two_pass_ones(tmp_path, monkeypatch):
+    """Windows cut as documents are parsed equal sentence chunks re-cut by window_examples, and the
+    lexicon read off the written forms equals the one built from the raw texts."""
+    import json
+
+    from hf_punctcase.labels import build_mixed_case_lexicon
+    from hf_punctcase.training import load_training_pools
+
+    monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "cache"))
+    tricky, tricky_texts = _tricky_corpus(tmp_path)
+    plain = write_punctuated_corpus(tmp_path / "plain.jsonl", num_documents=40)
+    specs = [CorpusSpec.parse(f"text:{plain}=2"), CorpusSpec.parse(f"text:{tricky}")]
+    pools = load_training_pools(specs, None, window_words=9, file_split="train")
+
+    raw_texts = [json.loads(line)["text"] for line in open(plain, encoding="utf-8")] + tricky_texts
+    expected_lexicon = build_mixed_case_lexicon(raw_texts)
+    assert pools.lexicon == expected_lexicon
+    assert pools.lexicon["iphone"] == "iPhone" and pools.lexicon["ebay"] == "eBay" and "nasa's" not in pools.lexicon
+    for spec, windows in pools.parts:
+        sentences = load_punct_case_dataset("text", data_files=list(spec.data_files), max_words=9, file_split="train")["train"]
+        # one map batch: window_examples then cuts no document at a batch boundary
+        recut = window_examples(sentences, 9, batch_size=len(sentences))
+        assert windows.column_names == recut.column_names == sentences.column_names
+        assert windows.to_list() == recut.to_list()
+
+
+def test_the_lexicon_needs_the_written_forms(tmp_path, monkeypatch):
+    from hf_punctcase.data import mixed_case_lexicon
+
+    monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "cache"))
+    tricky, _ = _tricky_corpus(tmp_path)
+    with_forms = load_punct_case_dataset("text", data_files=[tricky], file_split="train", written_forms=True)["train"]
+    assert with_forms["written"][0][:3] == ["NASA's", "iPhone", "the"]
+    assert all(len(w) == len(f) for w, f in zip(with_forms["words"], with_forms["written"]))
+    without = load_punct_case_dataset("text", data_files=[tricky], file_split="train")["train"]
+    assert "written" not in without.column_names
+    with pytest.raises(ValueError, match="written_forms=True"):
+        mixed_case_lexicon([without])
+
+
+def test_words_without_text_give_no_written_form(tmp_path, monkeypatch):
+    """ASR hypotheses (labels transferred from a reference) have no written form of their own."""
+    import json
+
+    from hf_punctcase.data import mixed_case_lexicon
+
+    monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "cache"))
+    path = tmp_path / "nbest.jsonl"
+    path.write_text(json.dumps({"id": "a", "reference": "The iPhone, the iPhone.", "hypotheses": ["the iphone the iphone"]}) + "\n")
+    data = load_punct_case_dataset("asr_hypotheses", data_files=[path], file_split="train", written_forms=True)["train"]
+    assert data["written"] == [[None, None, None, None]]
+    assert mixed_case_lexicon([data]) == {}

@@ -4,25 +4,27 @@ removed flag breaks a test rather than the one command that reproduces a publish
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
 from transformers import TrainingArguments
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "recipes"))
+from hf_punctcase.training import (
+    DataArguments,
+    DistillationArguments,
+    MlmArguments,
+    ModelArguments,
+    parse_recipe_args,
+    two_stage,
+)
 
-import distill  # noqa: E402
-import finetune  # noqa: E402
-import mlm_adapt  # noqa: E402
-import two_stage  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 SINGLE_RUN_ARGUMENTS = {
-    "finetune": (finetune.ModelArguments, finetune.DataArguments, TrainingArguments),
-    "distill": (finetune.ModelArguments, finetune.DataArguments, distill.DistillationArguments, TrainingArguments),
-    "mlm_adapt": (mlm_adapt.MlmArguments, TrainingArguments),
+    "finetune": (ModelArguments, DataArguments, TrainingArguments),
+    "distill": (ModelArguments, DataArguments, DistillationArguments, TrainingArguments),
+    "mlm_adapt": (MlmArguments, TrainingArguments),
 }
 # Configs of a recipe are those with an output_dir; the accelerate config is accelerate's own.
 CONFIGS = sorted(p for p in (ROOT / "recipes" / "configs").glob("*.yaml") if "output_dir" in yaml.safe_load(p.read_text()))
@@ -46,7 +48,7 @@ def test_config_parses_with_the_recipe_its_usage_line_names(config: Path):
             assert training_args.output_dir == str(Path(values["output_dir"]) / stage)
         return
     values = yaml.safe_load(config.read_text())
-    parsed = finetune.parse_recipe_args(SINGLE_RUN_ARGUMENTS[recipe], [str(config)])
+    parsed = parse_recipe_args(SINGLE_RUN_ARGUMENTS[recipe], [str(config)])
     assert parsed[-1].output_dir == values["output_dir"]
 
 
@@ -62,3 +64,19 @@ def test_a_config_that_extends_another_changes_only_what_it_names(tmp_path: Path
         "stage1": {"encoder": "runs/mlm/final", "max_steps": 10},
         "stage2": {"max_steps": 5},
     }
+
+
+def test_recipes_are_command_lines_over_the_package():
+    """The training library lives in hf_punctcase.training: no recipe reaches into another by sys.path."""
+    for recipe in sorted((ROOT / "recipes").glob("*.py")):
+        text = recipe.read_text()
+        assert "sys.path" not in text, recipe.name
+        assert not re.search(r"^\s*(from|import) (finetune|distill|two_stage|mlm_adapt)\b", text, re.M), recipe.name
+
+
+def test_a_two_stage_config_without_two_stages_or_with_a_gap_is_refused():
+    with pytest.raises(ValueError, match="lacks"):
+        two_stage.stage_names({"output_dir": "x", "stage1": {}})
+    with pytest.raises(ValueError, match="without gaps"):
+        two_stage.stage_names({"output_dir": "x", "stage1": {}, "stage2": {}, "stage4": {}})
+    assert two_stage.stage_names({"output_dir": "x", "stage2": {}, "stage1": {}, "stage3": {}}) == ["stage1", "stage2", "stage3"]

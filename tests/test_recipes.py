@@ -12,9 +12,11 @@ from pathlib import Path
 import pytest
 import torch
 from safetensors.torch import load_file
+from transformers import TrainingArguments
 
 import hf_punctcase
 from hf_punctcase import model_card
+from hf_punctcase.training import describe_machine
 from hf_punctcase.training.mlm import DataCollatorForPunctuationMasking, masked_lm_from_encoder, masked_positions_loss
 
 from conftest import write_punctuated_corpus
@@ -60,6 +62,30 @@ def test_finetune_recipe_trains_evaluates_and_writes_card(tiny_encoder_dir, corp
     restorer = hf_punctcase.load_pipeline(str(final))
     words = [w["word"].lower() for w in restorer("so what are the risks")["words"]]
     assert words == ["so", "what", "are", "the", "risks"]
+
+
+def test_finetune_from_the_embedded_default_on_the_users_text_and_dev_file(corpus, tmp_path):
+    """`default` is the model shipped in the package (no Hub); with a validation file every document of
+    the user's text trains, and the file is the dev set."""
+    dev = write_punctuated_corpus(tmp_path / "dev.jsonl", num_documents=4, seed=3)
+    final = finetune.main([
+        "--model_name_or_path", "default", "--output_dir", str(tmp_path / "run"), "--train_corpora", f"text:{corpus}",
+        "--validation_file", dev, "--model_card", "false", *TINY_TRAINING, "--max_steps", "2", "--eval_steps", "2",
+        "--save_steps", "2",  # the last of a repeated flag wins
+    ])
+    summary = json.loads((final / "training_summary.json").read_text())
+    assert summary["init"] == "default" and summary["global_step"] == 2
+    with open(corpus, encoding="utf-8") as handle:
+        all_words = sum(len(hf_punctcase.LabelScheme().parse(json.loads(line)["text"])) for line in handle)
+    assert summary["pool_words"][f"text:{corpus}=1"] == all_words  # no document held back for validation or test
+    assert summary["eval_corpora"] == [] and summary["validation_file"] == dev and summary["text_split"] == "all"
+    assert "punct_overall_f1" in {k.removeprefix("eval_") for k in summary["dev_metrics"]}
+    assert summary["training_machine"] == describe_machine(TrainingArguments(output_dir=str(tmp_path), use_cpu=True))
+    shipped = hf_punctcase.JointTokenClassificationModel.from_pretrained(hf_punctcase.DEFAULT_MODEL_DIR).config
+    trained = hf_punctcase.JointTokenClassificationModel.from_pretrained(final).config
+    assert trained.encoder.hidden_size == shipped.encoder.hidden_size
+    # the shipped lexicon, with this run's words added
+    assert trained.mixed_case_lexicon == {**shipped.mixed_case_lexicon, "iphone": "iPhone"}
 
 
 def test_lora_adapters_save_load_and_merge_with_identical_outputs(tiny_encoder_dir, corpus, tmp_path):
@@ -214,7 +240,7 @@ def test_mlm_adapt_output_is_an_encoder_finetune_accepts(tiny_encoder_dir, corpu
 
 
 def test_a_resumed_mlm_run_records_where_it_resumed(tiny_encoder_dir, corpus, tmp_path):
-    """A run spread over sessions: its record, and the card line made from it, say that the time is the last leg's."""
+    """A run resumed from a checkpoint: its record, and the card line made from it, say that the time is the last leg's."""
     args = [
         "--encoder", tiny_encoder_dir, "--output_dir", str(tmp_path / "mlm"), "--corpora", f"text:{corpus}",
         "--block_size", "32", "--per_device_train_batch_size", "8", "--max_steps", "4", "--learning_rate", "1e-3",

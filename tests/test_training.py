@@ -1,8 +1,10 @@
 """Training pieces: tokenise-and-align, the collator, the Trainer loop and compute_metrics."""
 
+import os
 import random
 
 import numpy as np
+import pytest
 import torch
 from transformers import Trainer, TrainingArguments
 
@@ -113,3 +115,69 @@ def test_tokenize_dataset_with_stride(tiny_tokenizer):
     assert [label for label in tokenized["case_labels"][-1] if label != -100] == [1, 0]
     # every word of the long example is labelled at least once (overlapping windows may label some twice)
     assert sum(label != -100 for row in tokenized["punct_labels"][:-1] for label in row) >= len(words)
+
+
+def test_the_dev_set_defaults_and_the_split_of_the_users_files():
+    from hf_punctcase.training import DataArguments
+
+    assert DataArguments().dev_corpora == ["ted"] and DataArguments().file_split is None
+    with_file = DataArguments(validation_file="dev.jsonl")
+    assert with_file.dev_corpora == [] and with_file.file_split == "train"  # every document of text:FILE trains
+    assert DataArguments(validation_file="dev.jsonl", text_split="hash").file_split is None
+    assert DataArguments(text_split="all").file_split == "train"
+    assert DataArguments(validation_file="dev.jsonl", eval_corpora=["swda"]).dev_corpora == ["swda"]
+    with pytest.raises(ValueError, match="text_split"):
+        DataArguments(text_split="everything")
+
+
+def test_dev_sets_from_the_users_files(tmp_path, monkeypatch):
+    """A dev file of its own is scored whole; a training file is scored on what training leaves out,
+    and where training takes all of it, nothing is left and that is an error."""
+    from hf_punctcase.data import CorpusSpec
+    from hf_punctcase.training import load_dev_sets
+
+    from conftest import write_punctuated_corpus
+
+    monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "cache"))
+    train = write_punctuated_corpus(tmp_path / "train.jsonl", num_documents=40)
+    dev = write_punctuated_corpus(tmp_path / "dev.jsonl", num_documents=3, seed=1)
+    train_specs = [CorpusSpec.parse(f"text:{train}")]
+
+    sets = load_dev_sets([CorpusSpec.parse(f"text:{dev}")], None, 50, train_specs=train_specs, file_split="train")
+    assert sorted(set(sets["text"]["doc_id"])) == ["dev/doc0", "dev/doc1", "dev/doc2"]
+    by_file = load_dev_sets([], None, 50, validation_file=dev, train_specs=train_specs, file_split="train")
+    assert by_file["dev.jsonl"]["words"] == sets["text"]["words"]
+
+    held_out = load_dev_sets([CorpusSpec.parse(f"text:{train}")], None, 50, train_specs=train_specs)["text"]
+    assert 0 < len(set(held_out["doc_id"])) < 40  # the hash split's validation share
+    with pytest.raises(ValueError, match="none are left"):
+        load_dev_sets([CorpusSpec.parse(f"text:{train}")], None, 50, train_specs=train_specs, file_split="train")
+    with pytest.raises(ValueError, match="also a training corpus"):
+        load_dev_sets([], None, 50, validation_file=train, train_specs=train_specs)
+    with pytest.raises(ValueError, match="no dev set"):
+        load_dev_sets([], None, 50)
+
+
+def test_the_training_machine_is_the_one_that_ran():
+    from hf_punctcase.training import describe_machine
+
+    machine = describe_machine(TrainingArguments(output_dir="unused", use_cpu=True))
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    assert machine.endswith(f", {cores} logical cores") and len(machine) > len(f", {cores} logical cores")
+
+
+def test_sampled_sentences_are_packed_into_pseudo_documents():
+    from hf_punctcase.ngram import Sentence
+    from hf_punctcase.training.sampling import pack_documents
+
+    ids = SCHEME.punct2id
+    sentences = [
+        Sentence("a", ["so", "what", "are", "the", "risks"], [0, 0, 0, 0, ids["QUESTION"]], [1, 0, 0, 0, 0]),
+        Sentence("a", ["nasa", "said", "so"], [0, 0, ids["PERIOD"]], [2, 0, -1]),
+        Sentence("b", ["we", "went", "home"], [0, 0, -1], [1, 0, 0]),
+    ]
+    documents = pack_documents(sentences, SCHEME, document_words=6)
+    assert documents == [
+        {"id": "sampled/0", "text": "So what are the risks? NASA said so.", "sources": ["a"]},
+        {"id": "sampled/1", "text": "We went home", "sources": ["b"]},
+    ]

@@ -1,12 +1,26 @@
 """Corpora → labelled word sequences → `datasets` objects.
 
     from hf_punctcase.data import load_punct_case_dataset
-    ds = load_punct_case_dataset("ted", data_dir="../shared/data", max_words=200)   # DatasetDict
+    ds = load_punct_case_dataset("ted", data_dir_path="../shared/data", max_words=200)   # DatasetDict
+    mine = load_punct_case_dataset("text", data_files=["mine.jsonl"], file_split="train")  # every document trains
 """
 
-from .builder import FEATURES, FILE_SOURCES, LICENCES, NON_COMMERCIAL, SOURCES, chunk_at_sentences, document_split, load_punct_case_dataset, load_unlabeled_dataset
+from .builder import (
+    FEATURES,
+    FILE_SOURCES,
+    LICENCES,
+    NON_COMMERCIAL,
+    SOURCES,
+    SPLITS,
+    chunk_at_sentences,
+    consecutive_windows,
+    document_split,
+    features_for,
+    load_punct_case_dataset,
+    load_unlabeled_dataset,
+)
 from .disfluency import DISFLUENCY_LABELS, parse_meteer, read_switchboard_disfluency
-from .mixing import CorpusSpec, cap_words, corpus_texts, count_words, weighted_mix, window_examples
+from .mixing import CorpusSpec, cap_words, count_words, mixed_case_lexicon, weighted_mix, window_examples
 from .formats import read_che, read_nemo, write_che, write_nemo
 from .label_transfer import AsrHypothesis, transfer_labels
 from .sources import (
@@ -37,8 +51,8 @@ __all__ = [
     "LICENCES",
     "NON_COMMERCIAL",
     "cap_words",
-    "corpus_texts",
     "count_words",
+    "mixed_case_lexicon",
     "weighted_mix",
     "window_examples",
     "DISFLUENCY_LABELS",
@@ -57,10 +71,13 @@ __all__ = [
     "FEATURES",
     "FILE_SOURCES",
     "SOURCES",
+    "SPLITS",
     "chunk_at_sentences",
+    "consecutive_windows",
     "clean_ted_text",
     "data_dir",
     "document_split",
+    "features_for",
     "labeled_chunks",
     "load_punct_case_dataset",
     "read_aci_bench",

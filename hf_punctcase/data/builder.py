@@ -5,24 +5,33 @@ Features: ``doc_id``, ``domain``, ``words`` (list of str), ``punct``, ``case`` a
 lowercase dialogues, so that it is ignored in the loss rather than guessed). Splits are by document
 (no document is in two splits): a corpus's own splits where it has them, otherwise a stable hash of
 the document id. Documents are chunked into examples of at most ``max_words`` words, cut at sentence
-ends where possible.
+ends where possible, or (``windows=True``, as training uses them) into consecutive windows of
+``max_words`` words that start anywhere in a sentence, as inference windows do.
+
+With ``written_forms=True`` a ``written`` column keeps each word as the text wrote it (casing kept,
+marks stripped): what the MIXED-case lexicon needs ("iPhone"), which the lowercased ``words`` and the
+casing classes no longer say. :func:`hf_punctcase.data.mixed_case_lexicon` reads it, so that training
+builds the lexicon without parsing the raw corpora a second time.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import datasets
+from datasets.exceptions import DatasetGenerationError
 
 from ..labels import (
-    MISSING_LABEL,
     DEFAULT_CASE_LABELS,
     DEFAULT_PUNCT_LABELS,
+    LEADING_PUNCTUATION,
+    MISSING_LABEL,
     LabeledWords,
     LabelScheme,
+    split_trailing_marks,
 )
 from .disfluency import DISFLUENCY_LABELS, read_switchboard_disfluency
 from .formats import read_che
@@ -49,17 +58,23 @@ from .sources import (
 SENTENCE_END = ("PERIOD", "QUESTION", "EXCLAMATION")
 
 
-def features_for(scheme: LabelScheme) -> datasets.Features:
-    return datasets.Features(
-        {
-            "doc_id": datasets.Value("string"),
-            "domain": datasets.Value("string"),
-            "words": datasets.Sequence(datasets.Value("string")),
-            "punct": datasets.Sequence(datasets.ClassLabel(names=list(scheme.punct_labels))),
-            "case": datasets.Sequence(datasets.ClassLabel(names=list(scheme.case_labels))),
-            "disfluency": datasets.Sequence(datasets.ClassLabel(names=list(DISFLUENCY_LABELS))),
-        }
-    )
+#: Split names a corpus can give.
+SPLITS = ("train", "validation", "test")
+
+
+def features_for(scheme: LabelScheme, written_forms: bool = False) -> datasets.Features:
+    """The features of :func:`load_punct_case_dataset`'s examples (with the ``written`` column if asked)."""
+    features = {
+        "doc_id": datasets.Value("string"),
+        "domain": datasets.Value("string"),
+        "words": datasets.Sequence(datasets.Value("string")),
+        "punct": datasets.Sequence(datasets.ClassLabel(names=list(scheme.punct_labels))),
+        "case": datasets.Sequence(datasets.ClassLabel(names=list(scheme.case_labels))),
+        "disfluency": datasets.Sequence(datasets.ClassLabel(names=list(DISFLUENCY_LABELS))),
+    }
+    if written_forms:
+        features["written"] = datasets.Sequence(datasets.Value("string"))
+    return datasets.Features(features)
 
 
 FEATURES = features_for(LabelScheme(DEFAULT_PUNCT_LABELS, DEFAULT_CASE_LABELS))
@@ -91,6 +106,14 @@ def chunk_at_sentences(labeled: LabeledWords, max_words: int) -> Iterator[tuple[
             last_end = i + 1
     if start < len(labeled):
         yield start, len(labeled)
+
+
+def consecutive_windows(num_words: int, window_words: int) -> Iterator[tuple[int, int]]:
+    """``[start, end)`` spans of ``window_words`` words tiling ``num_words`` words (the last one shorter)."""
+    if window_words < 1:
+        raise ValueError(f"window_words must be ≥ 1, got {window_words}")
+    for start in range(0, num_words, window_words):
+        yield start, min(start + window_words, num_words)
 
 
 # ---- sources: each yields (split, doc_id, punctuated text or labelled words, has casing), and may
@@ -175,7 +198,7 @@ def _text(root: Path | None, options: dict):
     if not files:
         raise ValueError('the "text" source needs data_files=[...] (.txt or .jsonl files of punctuated text)')
     for doc_id, text in read_text_files(files, options.get("text_field", "text")):
-        yield document_split(doc_id), doc_id, text, options.get("has_casing", True)
+        yield options.get("file_split") or document_split(doc_id), doc_id, text, options.get("has_casing", True)
 
 
 def _asr_hypotheses(root: Path | None, options: dict):
@@ -184,7 +207,7 @@ def _asr_hypotheses(root: Path | None, options: dict):
     if not files:
         raise ValueError('the "asr_hypotheses" source needs data_files=[...] (.jsonl lines of reference + hypotheses)')
     for doc_id, reference, hypotheses in read_asr_hypotheses(files):
-        split = document_split(doc_id)
+        split = options.get("file_split") or document_split(doc_id)
         for rank, hypothesis in enumerate(hypotheses):
             yield split, f"{doc_id}/{rank}", AsrHypothesis(reference, hypothesis), options.get("has_casing", True)
 
@@ -241,6 +264,11 @@ def _code_version() -> str:
     return digest.hexdigest()
 
 
+def _written_forms(tokens: Sequence[str], token_of_word: Sequence[int]) -> list[str]:
+    """Each word as written: its token's core as :meth:`LabelScheme.parse` cuts it, before lowercasing."""
+    return [split_trailing_marks(tokens[index].lstrip(LEADING_PUNCTUATION))[0] for index in token_of_word]
+
+
 def _examples(
     name: str,
     root: str | None,
@@ -250,6 +278,8 @@ def _examples(
     case_labels: tuple,
     options: dict,
     code_version: str = "",
+    windows: bool = False,
+    written_forms: bool = False,
 ):
     scheme = LabelScheme(tuple(punct_labels), tuple(case_labels))
     reader, domain, _ = SOURCES[name]
@@ -258,15 +288,23 @@ def _examples(
     for doc_split, doc_id, document, has_casing, *extra in reader(Path(root) if root else None, options):
         if doc_split != split:
             continue
+        written = None
         if isinstance(document, str):
-            labeled = scheme.parse(document)
+            tokens = document.split()
+            labeled, token_of_word = scheme.parse_tokens(tokens)
+            if written_forms:
+                written = _written_forms(tokens, token_of_word)
         elif isinstance(document, AsrHypothesis):
             labeled = document.labeled(scheme)
         else:
             labeled = document
+        if written is None:
+            # Pre-labelled words and ASR hypotheses come without a written form: nothing for the lexicon.
+            written = [None] * len(labeled)
         disfluency = [disfluency2id[d] for d in extra[0]] if extra else [MISSING_LABEL] * len(labeled)
-        for start, end in chunk_at_sentences(labeled, max_words):
-            yield {
+        spans = consecutive_windows(len(labeled), max_words) if windows else chunk_at_sentences(labeled, max_words)
+        for start, end in spans:
+            example = {
                 "doc_id": doc_id,
                 "domain": options.get("domain") or domain,
                 "words": labeled.words[start:end],
@@ -276,6 +314,9 @@ def _examples(
                 ],
                 "disfluency": disfluency[start:end],
             }
+            if written_forms:
+                example["written"] = written[start:end]
+            yield example
 
 
 def load_punct_case_dataset(
@@ -283,26 +324,60 @@ def load_punct_case_dataset(
     data_dir_path: str | os.PathLike | None = None,
     max_words: int = 200,
     scheme: LabelScheme | None = None,
-    **options,
+    *,
+    data_files: Sequence[str | os.PathLike] | None = None,
+    text_field: str = "text",
+    has_casing: bool = True,
+    domain: str | None = None,
+    file_split: str | None = None,
+    splits: Sequence[str] | None = None,
+    windows: bool = False,
+    written_forms: bool = False,
 ) -> datasets.DatasetDict:
     """Load a corpus as a DatasetDict of the splits it has (a split with no document is left out).
 
     ``name``: one of :data:`SOURCES`. ``data_dir_path``: the corpus folder (default ../shared/data).
-    For ``"text"`` and ``"asr_hypotheses"``, pass ``data_files=[...]`` (and ``has_casing=False`` for
-    lowercase text).
-    Results are cached by `datasets`, keyed on the arguments.
+    ``max_words``: the most words per example (cut at sentence ends where possible), or with
+    ``windows=True`` the words of each consecutive window of a document (the last one shorter).
+    ``splits``: only these splits (default: every split the corpus can give).
+    ``written_forms``: add the ``written`` column (each word as written, for the MIXED-case lexicon).
+    ``domain``: the ``domain`` of every example instead of the corpus's own.
+
+    For the user's files (``"text"``: .txt or .jsonl punctuated text; ``"asr_hypotheses"``: .jsonl
+    references with ASR hypotheses) pass ``data_files=[...]``; ``has_casing=False`` for lowercase text;
+    ``text_field``: the .jsonl field holding the text. Their documents go to train/validation/test by a
+    stable hash of the document id (about 90/5/5), or all to ``file_split`` (e.g. ``"train"`` when the
+    dev set comes from another file).
+
+    Results are cached by `datasets`, keyed on the arguments (and on the user files' size and time).
     """
     if name not in SOURCES:
         raise ValueError(f"unknown corpus {name!r}; known: {sorted(SOURCES)}")
+    available = SOURCES[name][2]
+    wanted = tuple(splits) if splits is not None else available
+    unknown = [split for split in wanted if split not in available]
+    if unknown:
+        raise ValueError(f"{name} has no {' or '.join(unknown)} split; it can give {list(available)}")
+    is_file_source = name in FILE_SOURCES
+    if is_file_source and not data_files:
+        kind = "punctuated text" if name == "text" else "reference + hypotheses"
+        raise ValueError(f'the "{name}" source needs data_files=[...] (files of {kind})')
+    if not is_file_source and (data_files is not None or file_split is not None):
+        raise ValueError(f"data_files and file_split are for the user's files ({', '.join(FILE_SOURCES)}), not {name!r}")
+    if file_split is not None and file_split not in SPLITS:
+        raise ValueError(f"file_split must be one of {list(SPLITS)}, got {file_split!r}")
+    if max_words < 1:
+        raise ValueError(f"max_words must be ≥ 1, got {max_words}")
     scheme = scheme or LabelScheme()
-    root = None if name in FILE_SOURCES else str(data_dir(data_dir_path))
-    if "data_files" in options:
-        options["data_files"] = [str(Path(f).resolve()) for f in options["data_files"]]
+    root = None if is_file_source else str(data_dir(data_dir_path))
+    options: dict = {"text_field": text_field, "has_casing": has_casing, "domain": domain, "file_split": file_split}
+    if data_files is not None:
+        options["data_files"] = [str(Path(f).resolve()) for f in data_files]
         # User files change: their size and time are part of the cache key.
         options["files_signature"] = [(f, os.stat(f).st_size, os.stat(f).st_mtime_ns) for f in options["data_files"]]
     code_version = _code_version()
     result = {}
-    for split in SOURCES[name][2]:
+    for split in wanted:
         kwargs = {
             "name": name,
             "root": root,
@@ -313,11 +388,31 @@ def load_punct_case_dataset(
             "case_labels": tuple(scheme.case_labels),
             "options": options,
             "code_version": code_version,
+            "windows": windows,
+            "written_forms": written_forms,
         }
-        if next(_examples(**kwargs), None) is None:  # the corpus has no document in this split
-            continue
-        result[split] = datasets.Dataset.from_generator(_examples, features=features_for(scheme), gen_kwargs=kwargs, split=split)
+        dataset = _generate(kwargs, features_for(scheme, written_forms), split)
+        if dataset is not None:
+            result[split] = dataset
     return datasets.DatasetDict(result)
+
+
+def _generate(gen_kwargs: dict, features: datasets.Features, split: str) -> datasets.Dataset | None:
+    """One split through `datasets` (read from its cache when it holds it); None for a split with no document.
+
+    `datasets` caches an empty split too, then refuses to read it back: asking it (rather than first
+    running the reader to see whether the split has a document) leaves a cached load without any pass
+    over the raw corpus."""
+    try:
+        dataset = datasets.Dataset.from_generator(_examples, features=features, gen_kwargs=gen_kwargs, split=split)
+    except DatasetGenerationError as error:
+        # The reader's own error (a missing corpus file, a malformed line) says what to fix; the wrapper does not.
+        raise (error.__cause__ or error) from None
+    except ValueError as error:
+        if "corresponds to no data" in str(error):
+            return None
+        raise
+    return dataset if len(dataset) else None
 
 
 #: name → (what it is, its licence), for model cards: a checkpoint carries its data's restrictions.

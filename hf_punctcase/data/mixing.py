@@ -10,6 +10,10 @@ A corpus is named by a spec string, ``NAME[:FILE[,FILE...]][=WEIGHT]``:
 A weight is the number of passes over that corpus per epoch of the mixture: the integer part repeats
 the whole corpus, the fraction adds a random subset. Sampling weights in the sense of
 "upsample the small in-domain corpus" are then explicit and reproducible.
+
+The user's files split into train/validation/test by a stable hash of each document's id, unless
+:meth:`CorpusSpec.load` is given ``file_split`` (``"train"``: every document trains, as when the dev
+set is a file of its own). :func:`mixed_case_lexicon` gives the MIXED-case lexicon of loaded corpora.
 """
 
 from __future__ import annotations
@@ -17,13 +21,14 @@ from __future__ import annotations
 import math
 import os
 import random
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import datasets
+import pyarrow as pa
+import pyarrow.compute as pc
 
-from ..labels import LabelScheme
+from ..labels import LabelScheme, build_mixed_case_lexicon, case_label_of
 from .builder import FILE_SOURCES, SOURCES, load_punct_case_dataset
 
 
@@ -51,9 +56,31 @@ class CorpusSpec:
             raise ValueError(f"{spec!r}: files are given for (and only for) {' and '.join(FILE_SOURCES)}, as NAME:FILE[,FILE]")
         return cls(name, value, data_files)
 
-    def load(self, data_dir: str | os.PathLike | None, max_words: int, scheme: LabelScheme | None = None) -> datasets.DatasetDict:
-        options = {"data_files": list(self.data_files)} if self.data_files else {}
-        return load_punct_case_dataset(self.name, data_dir, max_words=max_words, scheme=scheme, **options)
+    def load(
+        self,
+        data_dir: str | os.PathLike | None,
+        max_words: int,
+        scheme: LabelScheme | None = None,
+        *,
+        splits: Sequence[str] | None = None,
+        windows: bool = False,
+        written_forms: bool = False,
+        file_split: str | None = None,
+    ) -> datasets.DatasetDict:
+        """This corpus through :func:`~hf_punctcase.data.load_punct_case_dataset` (whose arguments these
+        are). ``file_split`` applies to the user's files only (``text:``, ``asr_hypotheses:``): a corpus
+        of ../shared/data keeps its own splits."""
+        return load_punct_case_dataset(
+            self.name,
+            data_dir,
+            max_words=max_words,
+            scheme=scheme,
+            data_files=list(self.data_files) if self.data_files else None,
+            file_split=file_split if self.name in FILE_SOURCES else None,
+            splits=splits,
+            windows=windows,
+            written_forms=written_forms,
+        )
 
     def __str__(self) -> str:
         files = ":" + ",".join(self.data_files) if self.data_files else ""
@@ -93,10 +120,11 @@ def cap_words(dataset: datasets.Dataset, max_words: int) -> datasets.Dataset:
 def window_examples(dataset: datasets.Dataset, window_words: int, batch_size: int = 2000) -> datasets.Dataset:
     """Re-cut each document's examples into consecutive windows of ``window_words`` words.
 
-    ``load_punct_case_dataset`` cuts documents at sentence ends, so every example would start a
-    sentence; inference windows start anywhere, and training should see the same. Examples of one
-    document must be adjacent (as the loader writes them); a document that straddles two map batches
-    gives one short window more.
+    ``load_punct_case_dataset`` cuts documents at sentence ends by default, so every example would start
+    a sentence; inference windows start anywhere, and training should see the same. Loading with
+    ``windows=True`` cuts those windows in one pass; this re-cuts a dataset already loaded. Examples of
+    one document must be adjacent (as the loader writes them); a document that straddles two map
+    batches gives one short window more.
     """
     if window_words < 1:
         raise ValueError(f"window_words must be ≥ 1, got {window_words}")
@@ -126,14 +154,29 @@ def window_examples(dataset: datasets.Dataset, window_words: int, batch_size: in
     return dataset.map(recut, batched=True, batch_size=batch_size, desc=f"windows of {window_words} words")
 
 
-def corpus_texts(spec: CorpusSpec, data_dir: str | os.PathLike | None, split: str = "train") -> Iterator[str]:
-    """The raw punctuated texts of one split of a corpus (for the MIXED-case lexicon, which needs
-    surface forms such as "iPhone" that the labelled examples no longer carry)."""
-    from .sources import data_dir as resolve
-
-    reader = SOURCES[spec.name][0]
-    root = None if spec.name in FILE_SOURCES else Path(resolve(data_dir))
-    options = {"data_files": list(spec.data_files)} if spec.data_files else {}
-    for doc_split, _, document, *_ in reader(root, options):
-        if doc_split == split and isinstance(document, str):
-            yield document
+def mixed_case_lexicon(parts: Iterable[datasets.Dataset], min_count: int = 2) -> dict[str, str]:
+    """The MIXED-case lexicon (:func:`hf_punctcase.labels.build_mixed_case_lexicon`) of the texts that
+    datasets loaded with ``written_forms=True`` were parsed from, read off their ``written`` column: the
+    same lexicon as of the raw texts, without reading them again. Words without a written form (pre-labelled
+    words, ASR hypotheses) do not count, as they have no text."""
+    parts = list(parts)
+    for part in parts:
+        if "written" not in part.column_names:
+            raise ValueError("the MIXED-case lexicon needs the written forms: load the corpus with written_forms=True")
+    forms = [
+        pc.list_flatten(chunk)
+        for part in parts
+        for table in part.select_columns(["written"]).with_format("arrow").iter(batch_size=10_000)
+        for chunk in table.column("written").chunks
+    ]
+    if not forms:
+        return {}
+    # Only a word with some MIXED form can enter the lexicon, so the forms of the other words (nearly all of
+    # them) need not be counted: Arrow finds the distinct forms and filters the stream down to the candidates'.
+    distinct = pc.unique(pa.chunked_array(forms, type=pa.string())).drop_null().to_pylist()
+    candidates = {form.lower() for form in distinct if case_label_of(form) == "MIXED"}
+    counted = pa.array([form for form in distinct if form.lower() in candidates], type=pa.string())
+    # A written form is a token's core, which the lexicon's own tokenising leaves as it is: fed one at a
+    # time and in corpus order, the candidates' forms count exactly as the tokens of the texts did.
+    stream = (form for chunk in forms for form in chunk.filter(pc.is_in(chunk, value_set=counted)).to_pylist())
+    return build_mixed_case_lexicon(stream, min_count=min_count)

@@ -1,1 +1,71 @@
-"""Training: the collator, trainers (distillation, masked-position MLM), LoRA and encoder shrinking."""
+"""Training the joint model: the arguments and run of finetuning, distillation, two-stage finetuning and
+MLM adaptation (the recipes in recipes/ are command lines over these), and their parts: the collator,
+the trainers (distillation, masked-position MLM), LoRA, encoder shrinking and external-text sampling.
+
+    from transformers import TrainingArguments
+    from hf_punctcase.training import DataArguments, ModelArguments, run
+
+    run(ModelArguments(model_name_or_path="default"),
+        DataArguments(train_corpora=["text:mine.jsonl"], validation_file="dev.jsonl"),
+        TrainingArguments(output_dir="runs/mine", max_steps=300))
+"""
+
+from .arguments import (
+    TEXT_SPLITS,
+    DataArguments,
+    DistillationArguments,
+    MlmArguments,
+    ModelArguments,
+    parse_recipe_args,
+)
+from .callbacks import WallClockLimit
+from .collator import DataCollatorForJointTokenClassification
+from .distillation import DistillationTrainer, add_teacher_logits, label_with_teacher
+from .mlm import (
+    DataCollatorForPunctuationMasking,
+    MaskedPositionsTrainer,
+    masked_lm_from_encoder,
+    pack_blocks,
+    render_texts,
+    run_mlm_adaptation,
+)
+from .sampling import sample_external
+from .run import TrainingPools, build_model, describe_machine, load_dev_sets, load_training_pools, run
+from .shrinking import corpus_word_counts, shrink_encoder, shrink_for_corpora, subword_counts, vocabulary_for_budget
+from .two_stage import load_config, run_stages, stage_arguments, stage_names
+
+__all__ = [
+    "TEXT_SPLITS",
+    "DataArguments",
+    "DataCollatorForJointTokenClassification",
+    "DataCollatorForPunctuationMasking",
+    "DistillationArguments",
+    "DistillationTrainer",
+    "MaskedPositionsTrainer",
+    "MlmArguments",
+    "ModelArguments",
+    "TrainingPools",
+    "WallClockLimit",
+    "add_teacher_logits",
+    "build_model",
+    "corpus_word_counts",
+    "describe_machine",
+    "label_with_teacher",
+    "load_config",
+    "load_dev_sets",
+    "load_training_pools",
+    "masked_lm_from_encoder",
+    "pack_blocks",
+    "parse_recipe_args",
+    "render_texts",
+    "run",
+    "run_mlm_adaptation",
+    "run_stages",
+    "sample_external",
+    "shrink_encoder",
+    "shrink_for_corpora",
+    "stage_arguments",
+    "stage_names",
+    "subword_counts",
+    "vocabulary_for_budget",
+]

@@ -11,16 +11,23 @@ word. Unlabelled text (labels -1) learns from the teacher's rows alone.
 
 from __future__ import annotations
 
+import logging
 import math
+import os
+import time
 from collections.abc import Sequence
 from contextlib import nullcontext
+from pathlib import Path
 
 import datasets
 import torch
 from torch import nn
-from transformers import PreTrainedModel, PreTrainedTokenizerBase, Trainer
+from transformers import AutoTokenizer, PreTrainedModel, PreTrainedTokenizerBase, Trainer
 
+from ..models.joint_transformer import JointTokenClassificationModel
 from ..tokenization import TEACHER_CASE, TEACHER_COLUMNS, TEACHER_MASK, TEACHER_PUNCT, first_subword_positions, tokenize_words
+
+logger = logging.getLogger(__name__)
 
 
 def soft_target_kl(
@@ -158,10 +165,46 @@ def add_teacher_logits(
     return dataset.map(label, batched=True, batch_size=batch_size, features=features, desc="teacher logits")
 
 
+def label_with_teacher(
+    train: datasets.Dataset,
+    teacher: str,
+    batch_size: int = 32,
+    cache_dir: str | os.PathLike | None = None,
+    autocast_dtype: torch.dtype | None = None,
+) -> tuple[datasets.Dataset, dict]:
+    """A training mixture with the per-word logits of ``teacher`` (a joint checkpoint folder or Hub id),
+    and what a training record says about them: ``teacher``, and ``teacher_seconds`` when the teacher
+    ran, ``teacher_logits_cache`` when a cache was used.
+
+    With ``cache_dir`` the labelled mixture is saved there, and reused by later runs whose mixture
+    matches it (a cache of another mixture is refused rather than silently trained on)."""
+    record: dict = {"teacher": teacher}
+    cache = Path(cache_dir) if cache_dir else None
+    if cache is not None and cache.is_dir():
+        labelled = datasets.load_from_disk(str(cache))
+        if labelled.num_rows != train.num_rows or labelled[:8]["words"] != train[:8]["words"]:
+            raise ValueError(f"{cache} holds teacher logits for another training mixture; remove it or pass another folder")
+        logger.info("teacher logits from %s", cache)
+        return labelled, {**record, "teacher_logits_cache": str(cache)}
+    model = JointTokenClassificationModel.from_pretrained(teacher)
+    tokenizer = AutoTokenizer.from_pretrained(teacher)
+    start = time.time()
+    labelled = add_teacher_logits(train, model, tokenizer, batch_size=batch_size, autocast_dtype=autocast_dtype)
+    record["teacher_seconds"] = time.time() - start
+    if cache is not None:
+        labelled.save_to_disk(str(cache))
+        # Train from the saved copy, as a later run reusing the cache will: one mixture, one set of files.
+        labelled = datasets.load_from_disk(str(cache))
+        record["teacher_logits_cache"] = str(cache)
+    logger.info("teacher labelled %d windows in %.0f s", labelled.num_rows, record["teacher_seconds"])
+    return labelled, record
+
+
 __all__ = [
     "TEACHER_COLUMNS",
     "DistillationTrainer",
     "add_teacher_logits",
+    "label_with_teacher",
     "distillation_loss",
     "soft_target_kl",
     "teacher_word_logits",

@@ -5,24 +5,45 @@ The encoders shipped on PyPI (all-MiniLM-L6-v2, all-mpnet-base-v2) carry no MLM 
 :func:`masked_lm_from_encoder` adds one whose output projection is tied to the input embeddings, so
 only the small transform layer starts from scratch; the result saves as an encoder directory that
 ``JointTokenClassificationModel.from_encoder`` accepts.
+
+:func:`run_mlm_adaptation` is the whole run (recipes/mlm_adapt.py): the train splits of labelled
+corpora rendered back to punctuated, cased text (:func:`render_texts`; the encoders are uncased, so
+casing reaches them only through the tokenizer's lowercasing), plus unlabelled speech captions if
+asked, tokenised and packed into blocks (:func:`pack_blocks`).
 """
 
 from __future__ import annotations
 
+import json
+import logging
 import os
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import chain
+from pathlib import Path
 
+import datasets
 import torch
 import torch.nn.functional as F
 from transformers import (
     AutoModelForMaskedLM,
+    AutoTokenizer,
     DataCollatorForLanguageModeling,
     PreTrainedModel,
+    PreTrainedTokenizerBase,
     Trainer,
+    TrainingArguments,
+    set_seed,
 )
 
-from ..labels import IGNORE_INDEX
+from ..data import CorpusSpec, cap_words, load_unlabeled_dataset, weighted_mix
+from ..encoders import resolve_encoder
+from ..labels import IGNORE_INDEX, LabelScheme
+from ..model_card import checkpoint_step
+from .arguments import MlmArguments
+
+logger = logging.getLogger(__name__)
 
 DEFAULT_PUNCTUATION_TOKENS = (".", ",", "?")
 
@@ -146,3 +167,91 @@ class MaskedPositionsTrainer(Trainer):
             # The count was summed over processes and DDP averages their gradients: as Trainer.compute_loss.
             loss = loss * self.accelerator.num_processes
         return loss
+
+
+# ---- the adaptation run ------------------------------------------------------------------------------
+
+
+def render_texts(dataset: datasets.Dataset, scheme: LabelScheme) -> list[str]:
+    """Labelled examples back to punctuated text (a label a source lacks renders as none)."""
+    punct_names = dataset.features["punct"].feature.names
+    case_names = dataset.features["case"].feature.names
+    texts = []
+    for row in dataset:
+        punct = [punct_names[p] if p >= 0 else "O" for p in row["punct"]]
+        case = [case_names[c] if c >= 0 else "LOWER" for c in row["case"]]
+        texts.append(scheme.render(row["words"], punct, case))
+    return texts
+
+
+def pack_blocks(tokenizer: PreTrainedTokenizerBase, texts: Sequence[str], block_size: int) -> datasets.Dataset:
+    """Tokenise and cut the concatenated token stream into blocks of block_size (with [CLS]/[SEP];
+    the tail shorter than a block is dropped)."""
+    if tokenizer.cls_token_id is None or tokenizer.sep_token_id is None:
+        raise ValueError("the tokenizer needs a cls and a sep token to frame the blocks")
+    encoded = datasets.Dataset.from_dict({"text": list(texts)}).map(
+        lambda batch: tokenizer(batch["text"], add_special_tokens=False), batched=True, remove_columns=["text"]
+    )
+    inner = block_size - 2
+
+    def group(batch):
+        ids = list(chain.from_iterable(batch["input_ids"]))
+        blocks = [ids[i : i + inner] for i in range(0, len(ids) - inner + 1, inner)]
+        return {"input_ids": [[tokenizer.cls_token_id, *block, tokenizer.sep_token_id] for block in blocks]}
+
+    return encoded.map(group, batched=True, remove_columns=encoded.column_names)
+
+
+def run_mlm_adaptation(args: MlmArguments, training_args: TrainingArguments, command: str = "") -> Path:
+    """Adapt an encoder by masked-LM training on the text of ``args.corpora`` (and ``args.unlabeled``).
+
+    OUTPUT/final is an encoder directory (MLM head included) with the tokenizer and mlm_summary.json
+    (the loss curve, and ``command``, which model cards of models finetuned from it quote)."""
+    set_seed(training_args.seed)
+    scheme = LabelScheme()
+
+    parts = []
+    for spec in map(CorpusSpec.parse, args.corpora):
+        parts.append((spec.load(args.data_dir, max_words=200, scheme=scheme, splits=["train"])["train"], spec.weight))
+    labelled = weighted_mix(parts, seed=training_args.seed)
+    if args.max_train_words:
+        labelled = cap_words(labelled, args.max_train_words)
+    texts = render_texts(labelled, scheme)
+    for name in args.unlabeled:
+        texts += load_unlabeled_dataset(name, args.data_dir)["text"]
+    words = sum(len(t.split()) for t in texts)
+    logger.info("%d texts, %d words", len(texts), words)
+
+    encoder = resolve_encoder(args.encoder)
+    tokenizer = AutoTokenizer.from_pretrained(encoder)
+    model = masked_lm_from_encoder(encoder)
+    blocks = pack_blocks(tokenizer, texts, args.block_size)
+    collator = DataCollatorForPunctuationMasking(
+        tokenizer,
+        mlm_probability=args.mlm_probability,
+        punctuation_fraction=args.punctuation_fraction if args.masking == "punctuation" else 0.0,
+        seed=training_args.seed,
+    )
+    trainer = MaskedPositionsTrainer(
+        model=model, args=training_args, train_dataset=blocks, data_collator=collator, processing_class=tokenizer
+    )
+    start = time.time()
+    trainer.train(resume_from_checkpoint=training_args.resume_from_checkpoint)
+    final = Path(training_args.output_dir) / "final"
+    trainer.save_model(final)
+    summary = {
+        "command": command,
+        "encoder": str(encoder),
+        "masking": args.masking,
+        "corpora": list(args.corpora),
+        "unlabeled": list(args.unlabeled),
+        "words": words,
+        "blocks": len(blocks),
+        "train_seconds": time.time() - start,
+        "global_step": trainer.state.global_step,
+        "resumed_from_step": checkpoint_step(training_args.resume_from_checkpoint),
+        "loss_curve": [(e["step"], e["loss"]) for e in trainer.state.log_history if "loss" in e],
+    }
+    (final / "mlm_summary.json").write_text(json.dumps(summary, indent=2))
+    logger.info("saved %s", final)
+    return final

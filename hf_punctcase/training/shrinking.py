@@ -18,17 +18,24 @@ The result is an ordinary encoder directory (config, weights, tokenizer) that an
 from __future__ import annotations
 
 import json
+import logging
 import os
 import shutil
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 import torch
 from transformers import AutoTokenizer, PreTrainedTokenizerBase
 
+from ..data import CorpusSpec
+from ..encoders import resolve_encoder
+from ..labels import LabelScheme
+from ..models.joint_transformer import JointTokenClassificationModel
 from ..models.joint_transformer.modeling import _encoder_from_pretrained, truncated_encoder_config
 from ..tokenization import model_words
+
+logger = logging.getLogger(__name__)
 
 _TOKENIZER_FILES = ("tokenizer_config.json", "special_tokens_map.json")
 _TOKEN_ID_KEYS = ("pad_token_id", "bos_token_id", "eos_token_id", "sep_token_id", "cls_token_id", "mask_token_id")
@@ -153,4 +160,64 @@ def shrink_encoder(
     return model.num_parameters()
 
 
-__all__ = ["shrink_encoder", "shrink_tokenizer", "subword_counts", "vocabulary_for_budget"]
+def corpus_word_counts(
+    corpora: Sequence[str], data_dir: str | os.PathLike | None = None, max_corpus_words: int = 4_000_000
+) -> Counter:
+    """Word counts of the train splits of some corpus specs (words as the labelled data holds them:
+    lowercase, without marks); each corpus contributes its first examples up to ``max_corpus_words``
+    words (the example that reaches the cap included)."""
+    word_counts: Counter = Counter()
+    for spec in map(CorpusSpec.parse, corpora):
+        seen = 0
+        for words in spec.load(data_dir, max_words=200, scheme=LabelScheme(), splits=["train"])["train"]["words"]:
+            word_counts.update(words)
+            seen += len(words)
+            if seen >= max_corpus_words:
+                break
+        logger.info("%s: %d words", spec.name, seen)
+    return word_counts
+
+
+def shrink_for_corpora(
+    encoder: str | os.PathLike,
+    output_dir: str | os.PathLike,
+    vocab_size: int,
+    corpora: Sequence[str],
+    num_layers: int | None = None,
+    max_corpus_words: int = 4_000_000,
+    data_dir: str | os.PathLike | None = None,
+) -> dict:
+    """Shrink ``encoder`` (a folder, a model id, or minilm / mpnet) to its first ``num_layers`` layers and
+    the ``vocab_size`` subwords the train splits of ``corpora`` use most, into ``output_dir``.
+
+    Returns what was done: the vocabulary size, the words counted, the share of their subwords the kept
+    vocabulary covered before words were re-split, and the parameter counts of the encoder and of the
+    joint model built on it."""
+    encoder = resolve_encoder(encoder)
+    tokenizer = AutoTokenizer.from_pretrained(encoder)
+    word_counts = corpus_word_counts(corpora, data_dir, max_corpus_words)
+    counts = subword_counts(tokenizer, word_counts)
+    keep = vocabulary_for_budget(tokenizer, counts, vocab_size, words=word_counts)
+    kept = set(keep)
+    coverage = sum(n for token_id, n in counts.items() if token_id in kept) / sum(counts.values())
+    encoder_parameters = shrink_encoder(encoder, output_dir, keep, num_layers=num_layers)
+    joint_parameters = JointTokenClassificationModel.from_encoder(str(output_dir)).num_parameters()
+    return {
+        "encoder": encoder,
+        "num_layers": num_layers,
+        "vocab_size": len(keep),
+        "counted_words": sum(word_counts.values()),
+        "subword_coverage_before_resplitting": coverage,
+        "encoder_parameters": encoder_parameters,
+        "joint_model_parameters": joint_parameters,
+    }
+
+
+__all__ = [
+    "corpus_word_counts",
+    "shrink_encoder",
+    "shrink_for_corpora",
+    "shrink_tokenizer",
+    "subword_counts",
+    "vocabulary_for_budget",
+]

