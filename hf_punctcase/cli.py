@@ -1,64 +1,314 @@
-"""Command line: ``hf-punctcase restore``, ``stats``, ``push`` and ``card``."""
+"""Command line: ``hf-punctcase restore``, ``stats``, ``push`` and ``card``.
+
+``restore`` reads a TEXT argument, ``--input FILE`` or stdin, one transcript a line, and writes one
+line per input line. Text in and out is UTF-8 (a byte-order mark at the start of the input is
+dropped). Lines are split on ``\\n`` only, for files and stdin alike: any other line or paragraph
+separator (``\\r``, U+2028, ...) inside a line is whitespace between words. Input that is not valid
+UTF-8 stops the run with the line number (``--errors strict``, the default) or has each undecodable
+byte replaced by U+FFFD (``--errors replace``); a line with NUL bytes is binary data and always stops
+the run.
+
+An ``--output`` file is written through a temporary file in its folder and renamed into place only
+after every line was restored, so it may be the input file itself, and a failure leaves it as it was.
+Everything that can be checked before the model runs is checked first: the input is readable (a
+regular file is read through once for its encoding and its line count), the output's folder is
+writable and the checkpoint is whole (:func:`hf_punctcase.registry.check_model_dir`). A fault ends
+the run with one line on stderr naming the path and what is wrong, and exit code 2. On stdout, lines
+restored before a fault found later in streamed input (stdin, a pipe) have already been written.
+
+Code from a model folder runs only with ``--trust-remote-code``; nothing ever prompts, and stdin is
+read for transcripts only.
+"""
 
 from __future__ import annotations
 
 import argparse
+import codecs
+import contextlib
+import io
 import json
 import os
+import stat
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+#: Exit code of a fault the user can fix (bad path, bad file, bad checkpoint), as for usage errors.
+EXIT_FAULT = 2
+#: Transcripts per pipeline call, in units of --batch-size: a few batches a call keeps memory flat.
+CALL_BATCHES = 8
+DTYPE_CHOICES = ("auto", "float32", "bfloat16", "float16")
 
 
-def _error(message) -> int:
-    print(f"hf-punctcase: error: {message}", file=sys.stderr)
-    return 2
+class Fault(Exception):
+    """A fault the user can fix; its message is one line naming the path and what is wrong."""
 
 
-def _transcripts(args) -> Iterator[str]:
-    if args.text is not None:
-        yield args.text
-        return
-    handle = open(args.input, encoding="utf-8") if args.input and args.input != "-" else sys.stdin
+def _one_line(message: object) -> str:
+    return " ".join(str(message).split())
+
+
+def _error(message: object) -> int:
+    print(f"hf-punctcase: error: {_one_line(message)}", file=sys.stderr)
+    return EXIT_FAULT
+
+
+# ---- input ------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Source:
+    """Where transcripts come from: ``name`` for messages, ``lines()`` to read them (decoded), and
+    their number where it is known before reading (a regular file, a TEXT argument)."""
+
+    name: str
+    lines: Callable[[], Iterator[str]]
+    count: int | None
+
+
+def _decode(raw: bytes, errors: str, name: str, number: int) -> str:
+    if b"\0" in raw:
+        raise Fault(f"{name}: line {number} contains NUL bytes (binary data, not text)")
+    if number == 1 and raw.startswith(codecs.BOM_UTF8):
+        raw = raw[len(codecs.BOM_UTF8) :]
     try:
-        for line in handle:
-            yield line.rstrip("\n")
+        return raw.decode("utf-8", errors)
+    except UnicodeDecodeError as error:
+        raise Fault(
+            f"{name}: line {number} is not valid UTF-8 (byte 0x{raw[error.start]:02x} at byte {error.start + 1} of the line); "
+            "convert it to UTF-8 or pass --errors replace"
+        ) from None
+
+
+def _binary_lines(handle: IO[bytes], errors: str, name: str) -> Iterator[str]:
+    # A binary stream splits lines on b"\n" only, whatever the platform (text mode would also split on "\r").
+    for number, raw in enumerate(handle, 1):
+        yield _decode(raw[:-1] if raw.endswith(b"\n") else raw, errors, name, number)
+
+
+def _file_source(path: str, errors: str) -> _Source:
+    name = f"input {path}"
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise Fault(f"{name} does not exist") from None
+    except OSError as error:
+        raise Fault(f"{name} cannot be read ({error.strerror})") from None
+    if stat.S_ISDIR(mode):
+        raise Fault(f"{name} is a folder, not a file")
+    count = None
+    if stat.S_ISREG(mode):
+        # A regular file is read through once before the model loads: an encoding fault is found
+        # before any output, and its line count sizes the progress bar. (A pipe or a device can be
+        # read only once: it is checked as it streams.)
+        try:
+            with open(path, "rb") as handle:
+                count = sum(1 for _ in _binary_lines(handle, errors, name))
+        except OSError as error:
+            raise Fault(f"{name} cannot be read ({error.strerror})") from None
+
+    def lines() -> Iterator[str]:
+        try:
+            handle = open(path, "rb")
+        except OSError as error:
+            raise Fault(f"{name} cannot be read ({error.strerror})") from None
+        with handle:
+            yield from _binary_lines(handle, errors, name)
+
+    return _Source(name, lines, count)
+
+
+def _stdin_source(errors: str) -> _Source:
+    stream = sys.stdin
+    if stream is None or getattr(stream, "closed", False):
+        raise Fault("stdin is closed: give a TEXT argument or --input FILE")
+    buffer = getattr(stream, "buffer", None)
+
+    def lines() -> Iterator[str]:
+        if buffer is not None:
+            yield from _binary_lines(buffer, errors, "stdin")
+        else:  # a text stream without bytes underneath (io.StringIO): already decoded
+            for line in stream:
+                yield line[:-1] if line.endswith("\n") else line
+
+    return _Source("stdin", lines, None)
+
+
+def _text_source(text: str, errors: str) -> _Source:
+    # Under a UTF-8 locale argv is decoded with surrogateescape: its undecodable bytes are lone
+    # surrogates, turned back into those bytes here to get the same policy as bytes in a file.
+    try:
+        raw = text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        raise Fault("the TEXT argument holds characters that are not text (lone surrogates)") from None
+    if b"\0" in raw:
+        raise Fault("the TEXT argument contains NUL characters")
+    try:
+        decoded = raw.decode("utf-8", errors)
+    except UnicodeDecodeError as error:
+        raise Fault(
+            f"the TEXT argument is not valid UTF-8 (byte 0x{raw[error.start]:02x} at byte {error.start + 1}); "
+            "pass --errors replace"
+        ) from None
+    return _Source("TEXT", lambda: iter([decoded]), 1)
+
+
+def _source(args) -> _Source:
+    if args.text is not None:
+        return _text_source(args.text, args.errors)
+    if args.input and args.input != "-":
+        return _file_source(args.input, args.errors)
+    return _stdin_source(args.errors)
+
+
+# ---- output -----------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def _output(path: str | None) -> Iterator[IO[str]]:
+    """The stream restored lines go to: stdout (UTF-8), or a file replaced whole only when the block
+    ends without an exception. The temporary file is created on entry, so an output that cannot be
+    written is reported before the model loads."""
+    from .io import atomic_output
+
+    if path is None:
+        with _stdout() as stream:
+            yield stream
+        return
+    name = f"output {path}"
+    target = Path(path)
+    if target.is_dir():
+        raise Fault(f"{name} is a folder, not a file")
+    if target.exists() and not target.is_file():
+        # A device or a FIFO (/dev/null, a named pipe) cannot be replaced by a file: write to it.
+        try:
+            handle = open(target, "w", encoding="utf-8", newline="\n")
+        except OSError as error:
+            raise Fault(f"{name} cannot be written ({error.strerror})") from None
+        with handle:
+            yield handle
+        return
+    # Through a symbolic link, the file it points to is replaced, not the link.
+    real = Path(os.path.realpath(target))
+    if not real.parent.is_dir():
+        reason = "is not a folder" if real.parent.exists() else "does not exist"
+        raise Fault(f"{name} cannot be written ({real.parent} {reason})")
+    manager = atomic_output(real, encoding="utf-8", newline="\n")
+    try:
+        handle = manager.__enter__()
+    except OSError as error:
+        raise Fault(f"{name} cannot be written ({error.strerror or _one_line(error)})") from None
+    try:
+        yield handle
+    except BaseException:
+        manager.__exit__(*sys.exc_info())  # removes the temporary file, re-raises
+        raise
+    try:
+        manager.__exit__(None, None, None)
+    except OSError as error:
+        raise Fault(f"{name} could not be written ({error.strerror or _one_line(error)}); it was left as it was") from None
+
+
+@contextlib.contextmanager
+def _stdout() -> Iterator[IO[str]]:
+    stream = sys.stdout
+    if stream is None or getattr(stream, "closed", False):
+        raise Fault("stdout is closed: pass --output FILE")
+    buffer = getattr(stream, "buffer", None)
+    encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "").replace("_", "")
+    if buffer is None or encoding == "utf8":
+        yield stream
+        stream.flush()
+        return
+    # Output is UTF-8 whatever the locale says, as input is.
+    stream.flush()
+    wrapper = io.TextIOWrapper(buffer, encoding="utf-8", newline="\n")
+    try:
+        yield wrapper
+        wrapper.flush()
     finally:
-        if handle is not sys.stdin:
-            handle.close()
+        wrapper.detach()
+
+
+# ---- restore ----------------------------------------------------------------------------------
 
 
 def _batches(lines: Iterator[str], size: int) -> Iterator[list[str]]:
     batch: list[str] = []
     for line in lines:
         batch.append(line)
-        if len(batch) == size * 8:  # a few batches of transcripts per pipeline call keeps memory flat
+        if len(batch) == size:
             yield batch
             batch = []
     if batch:
         yield batch
 
 
-def restore(args) -> int:
-    from . import load_pipeline
+def _check_device(spec: str) -> None:
+    import torch
 
     try:
-        restorer = load_pipeline(args.model)
-    except (FileNotFoundError, OSError, ValueError) as error:
-        return _error(error)
-    out = open(args.output, "w", encoding="utf-8") if args.output and args.output != "-" else sys.stdout
+        device = torch.device(spec)
+    except (RuntimeError, ValueError) as error:
+        raise Fault(f"--device {spec!r} is not a device ({_one_line(error)})") from None
+    if device.type == "cuda":
+        if not torch.cuda.is_available():
+            raise Fault(f"--device {spec}: CUDA is not available on this machine")
+        if device.index is not None and device.index >= torch.cuda.device_count():
+            raise Fault(f"--device {spec}: this machine has {torch.cuda.device_count()} CUDA device(s)")
+    elif device.type == "mps" and not torch.backends.mps.is_available():
+        raise Fault(f"--device {spec}: MPS is not available on this machine")
+
+
+def _load_restorer(args):
+    from transformers.utils import logging as transformers_logging
+
+    from .registry import load_pipeline
+
+    _check_device(args.device)
+    # The CLI shows its own bar over lines; transformers' loading bar would only add noise to stderr.
+    transformers_logging.disable_progress_bar()
+    kwargs = {} if args.dtype == "auto" else {"dtype": args.dtype}
     try:
-        for batch in _batches(_transcripts(args), args.batch_size):
-            results = restorer(batch, batch_size=args.batch_size, keep_punctuation=args.keep_punctuation)
-            for result in results:
-                if args.json:
-                    out.write(json.dumps(result, ensure_ascii=False) + "\n")
-                else:
-                    out.write(result["text"] + "\n")
-            out.flush()
-    finally:
-        if out is not sys.stdout:
-            out.close()
+        return load_pipeline(
+            args.model,
+            trust_remote_code=args.trust_remote_code,
+            device=args.device,
+            window_words=args.window_words,
+            context_words=args.context_words,
+            progress=False,  # no per-call bars: the CLI shows one bar for the whole input
+            **kwargs,
+        )
+    except (OSError, ValueError) as error:  # FileNotFoundError and CheckpointError included
+        raise Fault(_one_line(error)) from None
+
+
+def restore(args) -> int:
+    from tqdm.auto import tqdm
+
+    source = _source(args)
+    show = args.progress if args.progress is not None else bool(sys.stderr is not None and sys.stderr.isatty())
+    with _output(args.output if args.output not in (None, "-") else None) as out:
+        restorer = _load_restorer(args)
+        with tqdm(total=source.count, unit="line", desc="punct-case", disable=not show, file=sys.stderr) as bar:
+            for batch in _batches(source.lines(), args.batch_size * CALL_BATCHES):
+                results = restorer(
+                    batch, batch_size=args.batch_size, keep_punctuation=args.keep_punctuation, progress=False
+                )
+                out.write(
+                    "".join(
+                        (json.dumps(result, ensure_ascii=False) if args.json else result["text"]) + "\n"
+                        for result in results
+                    )
+                )
+                out.flush()
+                bar.update(len(batch))
     return 0
+
+
+# ---- stats, push, card ------------------------------------------------------------------------
 
 
 def stats(args) -> int:
@@ -80,12 +330,13 @@ def stats(args) -> int:
     return 0
 
 
-def _checkpoint_folder(path: str):
-    from pathlib import Path
+def _checkpoint_folder(path: str) -> Path:
+    """A local checkpoint folder, checked; ``default`` is the embedded model."""
+    from .registry import check_model_dir, resolve_model
 
-    from .registry import DEFAULT_MODEL_DIR, check_model_dir
-
-    return Path(check_model_dir(Path(DEFAULT_MODEL_DIR if path == "default" else path).expanduser()))
+    # resolve_model maps None/"default" to the embedded model and checks local-looking paths; a bare
+    # name it would take for a Hub repo id must still be a local folder here.
+    return Path(check_model_dir(Path(resolve_model(path)).expanduser()))
 
 
 def push(args) -> int:
@@ -93,7 +344,7 @@ def push(args) -> int:
 
     try:
         folder = _checkpoint_folder(args.path)
-        card = open(args.card, encoding="utf-8").read() if args.card else None
+        card = Path(args.card).read_text(encoding="utf-8") if args.card else None
         info = push_to_hub(
             folder, args.repo_id, card=card, revision=args.revision, private=args.private or None,
             commit_message=args.message, create_pr=args.create_pr,
@@ -105,6 +356,7 @@ def push(args) -> int:
 
 
 def card(args) -> int:
+    from .io import atomic_write_text
     from .model_card import card_for_checkpoint
 
     try:
@@ -118,28 +370,72 @@ def card(args) -> int:
         target = args.output or str(folder / "README.md")
         if os.path.exists(target) and not args.force:
             return _error(f"{target} exists (a published card?); use --force or -o")
-        with open(target, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        try:
+            atomic_write_text(target, text)
+        except OSError as error:
+            return _error(f"output {target} cannot be written ({error.strerror or error})")
         print(f"wrote {target}")
     return 0
 
 
+# ---- parser -----------------------------------------------------------------------------------
+
+
 def build_parser() -> argparse.ArgumentParser:
+    from .pipelines.punct_case import DEFAULT_CONTEXT_WORDS, DEFAULT_WINDOW_WORDS
+
     parser = argparse.ArgumentParser(prog="hf-punctcase", description="Punctuation and truecasing for ASR transcripts.")
     commands = parser.add_subparsers(dest="command", required=True)
     restore_parser = commands.add_parser(
         "restore",
         help="restore punctuation and casing",
-        description="Restore punctuation and casing. Reads TEXT, or --input (one transcript a line), or stdin.",
+        description=(
+            "Restore punctuation and casing. Reads TEXT, or --input (one transcript a line), or stdin; "
+            "writes one line per input line. Input and output are UTF-8; lines end at \\n only."
+        ),
     )
     restore_parser.add_argument("text", nargs="?", help="a transcript; omit to read --input or stdin")
-    restore_parser.add_argument("-i", "--input", help="file with one transcript a line ('-' for stdin)")
-    restore_parser.add_argument("-o", "--output", help="write here instead of stdout")
-    restore_parser.add_argument("-m", "--model", help="checkpoint folder or Hub repo id (default: embedded model)")
-    restore_parser.add_argument("-b", "--batch-size", type=int, default=16, help="windows per forward pass")
+    restore_parser.add_argument("-i", "--input", help="file with one transcript a line ('-' for stdin; default: stdin)")
+    restore_parser.add_argument(
+        "-o", "--output",
+        help="write here instead of stdout; replaced whole only on success, so it may be the input file",
+    )
+    restore_parser.add_argument(
+        "-m", "--model", default="default",
+        help="checkpoint folder, Hub repo id, or 'default' for the embedded model (default: %(default)s)",
+    )
+    restore_parser.add_argument("-b", "--batch-size", type=int, default=16, help="windows per forward pass (default: %(default)s)")
+    restore_parser.add_argument(
+        "--device", default="cpu", help="where the model runs: cpu, cuda, cuda:0, mps, ... (default: %(default)s)"
+    )
+    restore_parser.add_argument(
+        "--dtype", choices=DTYPE_CHOICES, default="auto",
+        help="model dtype; auto: the checkpoint's (fp32 for the embedded model), run under bf16 autocast on CPUs "
+        "with AMX (default: %(default)s)",
+    )
+    restore_parser.add_argument(
+        "--window-words", type=int, default=DEFAULT_WINDOW_WORDS, help="words per model window (default: %(default)s)"
+    )
+    restore_parser.add_argument(
+        "--context-words", type=int, default=DEFAULT_CONTEXT_WORDS,
+        help="words of context on each side of a window's core (default: %(default)s)",
+    )
+    restore_parser.add_argument(
+        "--errors", choices=("strict", "replace"), default="strict",
+        help="input that is not UTF-8: strict stops with the line number, replace writes U+FFFD for each "
+        "undecodable byte (default: %(default)s)",
+    )
     restore_parser.add_argument("--json", action="store_true", help="one JSON result a line, with per-word labels and scores")
     restore_parser.add_argument(
         "--keep-punctuation", action="store_true", help="keep marks already in the input instead of predicting them"
+    )
+    restore_parser.add_argument(
+        "--progress", action=argparse.BooleanOptionalAction, default=None,
+        help="a progress bar over lines on stderr (default: when stderr is a terminal)",
+    )
+    restore_parser.add_argument(
+        "--trust-remote-code", action="store_true",
+        help="allow a checkpoint whose model type this library does not know to run its own code (default: refuse)",
     )
     restore_parser.set_defaults(handler=restore)
     stats_parser = commands.add_parser(
@@ -147,7 +443,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     stats_parser.add_argument("corpus", nargs="*", help="corpora (default: every corpus in the data folder)")
     stats_parser.add_argument("--data-dir", help="corpus folder (default ../shared/data)")
-    stats_parser.add_argument("--max-words", type=int, default=200, help="words per example")
+    stats_parser.add_argument("--max-words", type=int, default=200, help="words per example (default: %(default)s)")
     stats_parser.set_defaults(handler=stats)
     push_parser = commands.add_parser(
         "push",
@@ -159,7 +455,7 @@ def build_parser() -> argparse.ArgumentParser:
     push_parser.add_argument("--revision", help="branch to commit to (default main)")
     push_parser.add_argument("--private", action="store_true", help="create the repo as private")
     push_parser.add_argument("--card", help="a README.md to use instead of the checkpoint's own or a generated one")
-    push_parser.add_argument("--message", default="Upload punct-case model", help="commit message")
+    push_parser.add_argument("--message", default="Upload punct-case model", help="commit message (default: %(default)s)")
     push_parser.add_argument("--create-pr", action="store_true", help="open a pull request instead of committing")
     push_parser.set_defaults(handler=push)
     card_parser = commands.add_parser(
@@ -177,13 +473,32 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from .restoration import check_window_sizes
+
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.command == "restore" and args.text is not None and args.input:
-        parser.error("give a TEXT argument or --input, not both")
-    if args.command == "restore" and args.batch_size < 1:
-        parser.error("--batch-size must be ≥ 1")
-    return args.handler(args)
+    if args.command == "restore":
+        if args.text is not None and args.input:
+            parser.error("give a TEXT argument or --input, not both")
+        if args.batch_size < 1:
+            parser.error("--batch-size must be ≥ 1")
+        try:
+            check_window_sizes(args.window_words, args.context_words)
+        except (TypeError, ValueError) as error:
+            return _error(f"--window-words {args.window_words} / --context-words {args.context_words}: {error}")
+    try:
+        return args.handler(args)
+    except Fault as fault:
+        return _error(fault)
+    except BrokenPipeError:
+        # The reader went away (`| head`): stop quietly; point stdout at devnull so that Python's
+        # final flush does not raise again.
+        with contextlib.suppress(OSError, AttributeError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
+    except KeyboardInterrupt:
+        print("hf-punctcase: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

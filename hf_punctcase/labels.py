@@ -120,8 +120,10 @@ def case_label_of(word: str) -> str:
 
 def _upper(text: str) -> str:
     """Uppercase character by character, keeping characters whose capital is not one character
-    ("ß" → "SS" would change the word)."""
-    return "".join(up if len(up := ch.upper()) == 1 else ch for ch in text)
+    ("ß" → "SS" would change the word) or is the capital of another letter: "ı", "ſ" and "ẛ"
+    capitalise to "I", "S" and "Ṡ", which lowercase to "i", "s" and "ṡ", so the word would no longer
+    be the input word up to case."""
+    return "".join(up if len(up := ch.upper()) == 1 and up.lower() == ch.lower() else ch for ch in text)
 
 
 def _lower(text: str) -> str:

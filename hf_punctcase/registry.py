@@ -1,43 +1,261 @@
-"""The "punct-case" pipeline task and the embedded default model."""
+"""The "punct-case" pipeline task, the embedded default model, and the check that a checkpoint folder
+is whole before anything is loaded from it.
+
+:func:`check_model_dir` reads a folder's config, weights and tokenizer files without loading a model
+and raises one error naming the folder and the fault: a missing file (``FileNotFoundError``) or a
+file that is there but unusable (:class:`CheckpointError`, a ``ValueError``). :func:`load_pipeline`
+and the command line check local folders with it, and so does ``transformers.pipeline("punct-case",
+model=folder)`` once the package is imported (:func:`register_pipeline`). Loading never asks whether
+to run a folder's own code: ``trust_remote_code`` is passed to transformers explicitly, False unless
+the caller sets it.
+"""
 
 from __future__ import annotations
 
+import functools
+import inspect
+import json
 import os
+import sys
+import zipfile
 from pathlib import Path
+from typing import Any
 
 from transformers.pipelines import PIPELINE_REGISTRY
 
 from .auto import AutoModelForJointTokenClassification
+from .labels import LabelScheme
+from .models import MODEL_FAMILIES
 from .pipelines import PunctCasePipeline
 
 TASK = "punct-case"
 #: The default checkpoint shipped inside the package (see model_cards/default.md).
 DEFAULT_MODEL_DIR = Path(__file__).resolve().parent / "default_model"
 _REQUIRED_FILES = ("config.json", "tokenizer_config.json")
+#: A tokenizer with fewer tokens than this has no real vocabulary: one built from tokenizer_config.json
+#: alone holds only its special tokens (5 for BERT), and every word of a transcript becomes unknown.
+MIN_VOCABULARY = 32
+#: The weights' task heads, by the config field whose labels they predict.
+_HEADS = {"punct_labels": "punct_classifier.weight", "case_labels": "case_classifier.weight"}
 
 
-def check_model_dir(path: str | os.PathLike) -> str:
-    """Raise a FileNotFoundError naming ``path`` and what it lacks, unless it holds a usable checkpoint."""
+class CheckpointError(ValueError):
+    """A checkpoint folder whose files are there but unusable; the message names the folder and the fault."""
+
+
+def check_model_dir(path: str | os.PathLike, trust_remote_code: bool = False) -> str:
+    """Return ``str(path)`` if it holds a usable checkpoint, else raise an error naming the path and
+    the fault.
+
+    Checked without loading the model: the folder and its files exist (``FileNotFoundError``);
+    config.json parses, names a model type of this library (any type with ``trust_remote_code``,
+    whose folder's code transformers will then run) and has the label maps ``punct_labels`` and
+    ``case_labels`` (a missing one would silently become the default labels); the weights open as
+    safetensors (not truncated, not empty) and their heads have one row per label; the tokenizer has
+    a vocabulary (tokenizer.json, vocab.txt, vocab.json or a sentencepiece model) of at least
+    :data:`MIN_VOCABULARY` tokens. Everything else is a :class:`CheckpointError`.
+    """
     folder = Path(path)
     if not folder.exists():
         raise FileNotFoundError(f"model path {folder} does not exist")
     if not folder.is_dir():
         raise FileNotFoundError(f"model path {folder} is not a folder (expected a saved checkpoint folder)")
     missing = [name for name in _REQUIRED_FILES if not (folder / name).is_file()]
-    if not any(folder.glob("*.safetensors")) and not (folder / "pytorch_model.bin").is_file():
-        missing.append("model weights (*.safetensors)")
+    weights = _weight_files(folder)
+    if not weights:
+        missing.append("model weights (model.safetensors)")
     if missing:
         raise FileNotFoundError(f"model path {folder} lacks {', '.join(missing)}")
+    config = _read_config(folder)
+    ours = _check_model_type(folder, config, trust_remote_code)
+    labels = _check_labels(folder, config)
+    _check_weights(folder, weights, labels, config, require_heads=ours)
+    _check_tokenizer(folder)
     return str(folder)
 
 
-def resolve_model(name_or_path: str | os.PathLike | None) -> str:
+def _fault(folder: Path, message: str) -> CheckpointError:
+    return CheckpointError(f"model path {folder}: {message}")
+
+
+def _weight_files(folder: Path) -> list[Path]:
+    """The weight files transformers would load: model.safetensors, the shards an index names, or
+    pytorch_model.bin."""
+    if (folder / "model.safetensors").is_file():
+        return [folder / "model.safetensors"]
+    index = folder / "model.safetensors.index.json"
+    if index.is_file():
+        try:
+            shards = sorted(set(json.loads(index.read_text(encoding="utf-8"))["weight_map"].values()))
+        except (ValueError, KeyError, TypeError, AttributeError) as error:
+            raise _fault(folder, f"{index.name} is not a safetensors index ({_one_line(error)})") from None
+        absent = [name for name in shards if not (folder / name).is_file()]
+        if absent:
+            raise FileNotFoundError(f"model path {folder} lacks weight shards {', '.join(absent)} named in {index.name}")
+        return [folder / name for name in shards]
+    if (folder / "pytorch_model.bin").is_file():
+        return [folder / "pytorch_model.bin"]
+    return []
+
+
+def _read_config(folder: Path) -> dict[str, Any]:
+    try:
+        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as error:
+        raise _fault(folder, f"config.json is not valid JSON ({_one_line(error)})") from None
+    if not isinstance(config, dict):
+        raise _fault(folder, "config.json does not hold a JSON object")
+    return config
+
+
+def _check_model_type(folder: Path, config: dict[str, Any], trust_remote_code: bool) -> bool:
+    """Whether the config is one of this library's model types; a foreign type is refused unless the
+    caller trusts the folder's code, because transformers would run it (or ask on stdin whether to)."""
+    model_type = config.get("model_type")
+    if model_type in MODEL_FAMILIES:
+        return True
+    if not trust_remote_code:
+        raise _fault(
+            folder,
+            f"config.json model_type {model_type!r} is not one of this library's ({', '.join(sorted(MODEL_FAMILIES))}); "
+            "loading it would run code from the folder: pass trust_remote_code=True (--trust-remote-code) only if you trust it",
+        )
+    return False
+
+
+def _check_labels(folder: Path, config: dict[str, Any]) -> dict[str, list[str]]:
+    labels = {}
+    for key in _HEADS:
+        if key not in config:
+            raise _fault(folder, f"config.json has no {key} (its label map); without it the default labels would be used")
+        value = config[key]
+        if not isinstance(value, list) or not value or not all(isinstance(label, str) for label in value):
+            raise _fault(folder, f"config.json {key} must be a non-empty list of label names, got {value!r}")
+        labels[key] = value
+    try:
+        LabelScheme(tuple(labels["punct_labels"]), tuple(labels["case_labels"]))
+    except ValueError as error:
+        raise _fault(folder, f"config.json {_one_line(error)}") from None
+    # id2label names the logits for standard tooling; one that disagrees with punct_labels would be
+    # silently replaced on load.
+    id2label = config.get("id2label")
+    if isinstance(id2label, dict) and id2label:
+        try:
+            named = [id2label[str(i)] for i in range(len(id2label))]
+        except KeyError:
+            named = None
+        if named != labels["punct_labels"]:
+            raise _fault(folder, f"config.json id2label {id2label} disagrees with punct_labels {labels['punct_labels']}")
+    return labels
+
+
+def _check_weights(
+    folder: Path, weights: list[Path], labels: dict[str, list[str]], config: dict[str, Any], require_heads: bool
+) -> None:
+    shapes: dict[str, list[int]] = {}
+    for file in weights:
+        if file.stat().st_size == 0:
+            raise _fault(folder, f"{file.name} is empty (0 bytes)")
+        if file.suffix == ".bin":
+            # torch.save writes a zip archive; a truncated one has lost its central directory.
+            with open(file, "rb") as handle:
+                zipped = handle.read(2) == b"PK"
+            if zipped and not zipfile.is_zipfile(file):
+                raise _fault(folder, f"{file.name} is truncated or damaged (not a whole zip archive)")
+            continue
+        shapes.update(_safetensors_shapes(folder, file))
+    if not shapes:
+        return  # pytorch_model.bin only: shapes are known after loading
+    for key, head in _HEADS.items():
+        found = [shape for name, shape in shapes.items() if name == head or name.endswith("." + head)]
+        if not found:
+            if require_heads:
+                raise _fault(folder, f"the weights have no {head} (not a punctuation and casing checkpoint?)")
+            continue
+        if found[0][0] != len(labels[key]):
+            raise _fault(
+                folder,
+                f"config.json has {len(labels[key])} {key} but the weights' {head} has {found[0][0]} rows",
+            )
+    encoder = config.get("encoder")
+    hidden = encoder.get("hidden_size") if isinstance(encoder, dict) else None
+    punct = [shape for name, shape in shapes.items() if name.endswith(_HEADS["punct_labels"])]
+    if hidden is not None and punct and len(punct[0]) == 2 and punct[0][1] != hidden:
+        raise _fault(folder, f"config.json encoder hidden_size {hidden} but the weights' heads take {punct[0][1]}")
+
+
+def _safetensors_shapes(folder: Path, file: Path) -> dict[str, list[int]]:
+    """Tensor shapes from a safetensors header. Opening checks that the header parses and that the
+    tensors it lists cover the file exactly, which a truncated or random file fails."""
+    from safetensors import SafetensorError, safe_open
+
+    try:
+        with safe_open(str(file), framework="pt") as handle:
+            return {name: list(handle.get_slice(name).get_shape()) for name in handle.keys()}
+    except (SafetensorError, OSError, ValueError) as error:
+        raise _fault(folder, f"{file.name} is truncated or not a safetensors file ({_one_line(error)})") from None
+
+
+def _check_tokenizer(folder: Path) -> None:
+    """The tokenizer must bring its vocabulary: a folder without one loads a tokenizer of special
+    tokens only, and every word of a transcript becomes unknown."""
+    for name, count in (
+        ("tokenizer.json", _tokenizer_json_size),
+        ("vocab.txt", _vocab_txt_size),
+        ("vocab.json", _vocab_json_size),
+    ):
+        file = folder / name
+        if file.is_file():
+            size = count(folder, file)
+            if size < MIN_VOCABULARY:
+                raise _fault(folder, f"{name} holds {size} tokens, not a vocabulary (at least {MIN_VOCABULARY} expected)")
+            return
+    for file in sorted(folder.glob("*.model")):  # sentencepiece: binary, its size is the check
+        if file.stat().st_size > 0:
+            return
+    raise FileNotFoundError(
+        f"model path {folder} lacks a tokenizer vocabulary (tokenizer.json or vocab.txt); "
+        "without one every word would be unknown"
+    )
+
+
+def _tokenizer_json_size(folder: Path, file: Path) -> int:
+    try:
+        data = json.loads(file.read_text(encoding="utf-8"))
+        vocab = data["model"]["vocab"]
+    except (ValueError, UnicodeDecodeError) as error:
+        raise _fault(folder, f"{file.name} is not valid JSON ({_one_line(error)})") from None
+    except (KeyError, TypeError):
+        raise _fault(folder, f"{file.name} has no model vocabulary (model.vocab)") from None
+    return len(vocab) if isinstance(vocab, (dict, list)) else 0
+
+
+def _vocab_txt_size(folder: Path, file: Path) -> int:
+    try:
+        return sum(1 for line in file.read_text(encoding="utf-8").splitlines() if line.strip())
+    except UnicodeDecodeError as error:
+        raise _fault(folder, f"{file.name} is not UTF-8 text ({_one_line(error)})") from None
+
+
+def _vocab_json_size(folder: Path, file: Path) -> int:
+    try:
+        vocab = json.loads(file.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as error:
+        raise _fault(folder, f"{file.name} is not valid JSON ({_one_line(error)})") from None
+    return len(vocab) if isinstance(vocab, dict) else 0
+
+
+def _one_line(error: BaseException) -> str:
+    return " ".join(str(error).split())
+
+
+def resolve_model(name_or_path: str | os.PathLike | None, trust_remote_code: bool = False) -> str:
     """A checkpoint named as users name it: None or ``"default"`` is the embedded default model; a local
     folder is checked (:func:`check_model_dir`); anything else is a Hub repo id, returned as it is."""
     if name_or_path is None or str(name_or_path) == "default":
         return default_model_path()
     if _looks_local(str(name_or_path)):
-        return check_model_dir(Path(name_or_path).expanduser())
+        return check_model_dir(Path(name_or_path).expanduser(), trust_remote_code=trust_remote_code)
     return str(name_or_path)
 
 
@@ -51,18 +269,27 @@ def _looks_local(model: str) -> bool:
     return Path(model).expanduser().exists() or model.startswith((".", "/", "~")) or model.count("/") > 1
 
 
-def load_pipeline(model: str | os.PathLike | None = None, **kwargs) -> PunctCasePipeline:
-    """``pipeline("punct-case", model=...)`` with a clear error for a bad local path.
+def load_pipeline(
+    model: str | os.PathLike | None = None, *, trust_remote_code: bool = False, **kwargs: Any
+) -> PunctCasePipeline:
+    """``pipeline("punct-case", model=...)`` with a checked checkpoint and no prompt.
 
-    ``model`` is a local checkpoint folder, a Hub repo id, or None / ``"default"`` for the embedded default.
+    ``model`` is a local checkpoint folder (checked by :func:`check_model_dir`), a Hub repo id, or
+    None / ``"default"`` for the embedded default. ``trust_remote_code`` is passed to transformers as
+    given (False by default), so that code from a model folder runs only when asked for and
+    transformers never asks on stdin. Other keyword arguments go to ``pipeline()``.
     """
-    from transformers import pipeline
-
-    return pipeline(TASK, model=resolve_model(model), **kwargs)
+    return _transformers_pipeline()(
+        TASK, model=resolve_model(model, trust_remote_code=trust_remote_code), trust_remote_code=trust_remote_code, **kwargs
+    )
 
 
 def register_pipeline() -> None:
-    """Register the task; ``pipeline("punct-case")`` with no model loads the embedded default."""
+    """Register the task; ``pipeline("punct-case")`` with no model loads the embedded default.
+
+    ``transformers.pipeline`` is also wrapped (:func:`_checked_pipeline`) so that
+    ``pipeline("punct-case", model=folder)`` checks a local folder first and never prompts."""
+    _install_checked_pipeline()
     if TASK in PIPELINE_REGISTRY.get_supported_tasks() and PIPELINE_REGISTRY.supported_tasks[TASK]["impl"] is PunctCasePipeline:
         return
     PIPELINE_REGISTRY.register_pipeline(
@@ -72,3 +299,54 @@ def register_pipeline() -> None:
         default={"model": (str(DEFAULT_MODEL_DIR), None)},
         type="text",
     )
+
+
+def _transformers_pipeline():
+    """transformers' own ``pipeline`` function (not the wrapper)."""
+    import transformers.pipelines
+
+    current = transformers.pipelines.pipeline
+    return getattr(current, "__wrapped__", current) if getattr(current, "_punct_case_checked", False) else current
+
+
+def _checked_pipeline(original):
+    """``original`` (transformers' ``pipeline``), which for the punct-case task first checks a local
+    model folder (:func:`check_model_dir`: ``model="/nope"`` is a FileNotFoundError naming the path,
+    not transformers' "Repo id must use alphanumeric chars") and passes ``trust_remote_code=False``
+    when the caller gave none (transformers would otherwise ask on stdin for a folder whose model type
+    it does not know). Every other task goes to ``original`` untouched."""
+    signature = inspect.signature(original)
+
+    @functools.wraps(original)
+    def pipeline(*args: Any, **kwargs: Any):
+        try:
+            bound = signature.bind_partial(*args, **kwargs)
+        except TypeError:
+            return original(*args, **kwargs)  # let transformers report the bad call
+        if bound.arguments.get("task") != TASK:
+            return original(*args, **kwargs)
+        trust = bound.arguments.get("trust_remote_code")
+        if trust is None:
+            bound.arguments["trust_remote_code"] = trust = False
+        model = bound.arguments.get("model")
+        if isinstance(model, (str, os.PathLike)) and _looks_local(str(model)):
+            bound.arguments["model"] = check_model_dir(Path(model).expanduser(), trust_remote_code=bool(trust))
+        return original(*bound.args, **bound.kwargs)
+
+    pipeline._punct_case_checked = True
+    return pipeline
+
+
+def _install_checked_pipeline() -> None:
+    """Idempotent: put the wrapper where ``from transformers import pipeline`` and
+    ``transformers.pipelines.pipeline`` find it (a name imported before this package keeps the
+    original, which neither checks nor defaults trust_remote_code)."""
+    import transformers.pipelines
+
+    if getattr(transformers.pipelines.pipeline, "_punct_case_checked", False):
+        return
+    wrapped = _checked_pipeline(transformers.pipelines.pipeline)
+    transformers.pipelines.pipeline = wrapped
+    # The first import of transformers.pipelines replaces the lazy `transformers` module in
+    # sys.modules (see auto.register); set the name on the module that is current.
+    setattr(sys.modules["transformers"], "pipeline", wrapped)

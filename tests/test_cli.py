@@ -67,3 +67,59 @@ def test_console_script(tiny_model_dir):
     )
     assert result.returncode == 0, result.stderr[-2000:]
     assert [w.lower().rstrip(".,?") for w in result.stdout.split()] == ["so", "what", "are", "the", "risks"]
+
+
+def test_help_shows_the_defaults(capsys):
+    with pytest.raises(SystemExit) as exit:
+        main(["restore", "--help"])
+    assert exit.value.code == 0
+    help_text = " ".join(capsys.readouterr().out.split())
+    for default in ("(default: cpu)", "(default: auto)", "(default: 200)", "(default: 50)", "(default: default)",
+                    "(default: strict)", "(default: refuse)"):
+        assert default in help_text, default
+    assert "--trust-remote-code" in help_text and "--progress" in help_text
+
+
+def test_default_model_by_name(monkeypatch, capsys):
+    code, out, err = _run(monkeypatch, capsys, ["restore", "-m", "default", "so what are the risks i am not technical"])
+    assert code == 0, err
+    assert [w.lower().rstrip(".,?") for w in out.split()] == "so what are the risks i am not technical".split()
+    code, out, err = _run(monkeypatch, capsys, ["card", "default", "-o", "-"])
+    assert code == 0 and out.startswith("---"), err
+
+
+def test_one_progress_bar_over_the_whole_input(monkeypatch, capsys, tiny_model_dir, tmp_path):
+    """300 lines are 3 pipeline calls at --batch-size 16: one bar counts all of them, sized by the
+    file's line count; stdin has no count; without a terminal or --progress, no bar."""
+    source = tmp_path / "in.txt"
+    source.write_text("so what are the risks\n" * 300)
+    argv = ["restore", "-m", tiny_model_dir, "-i", str(source), "-o", str(tmp_path / "out.txt")]
+    code, _, err = _run(monkeypatch, capsys, argv + ["--progress"])
+    assert code == 0 and "300/300" in err and "/128" not in err and err.count("punct-case:") >= 1, err
+    code, _, err = _run(monkeypatch, capsys, argv)
+    assert code == 0 and err == ""
+    code, out, err = _run(monkeypatch, capsys, ["restore", "-m", tiny_model_dir, "--progress"], stdin="so what\n" * 300)
+    assert code == 0 and len(out.splitlines()) == 300 and "300line" in err.replace(" ", "") and "/300" not in err, err
+
+
+def test_device_dtype_and_window_options(tiny_model_dir, monkeypatch, capsys):
+    import torch
+
+    from hf_punctcase.cli import _load_restorer, build_parser
+    from hf_punctcase.pipelines import native_bf16_cpu
+
+    def restorer(*options):
+        return _load_restorer(build_parser().parse_args(["restore", "-m", tiny_model_dir, *options]))
+
+    auto = restorer()
+    assert auto.device.type == "cpu" and auto.model.dtype == torch.float32
+    assert auto.autocast_dtype == (torch.bfloat16 if native_bf16_cpu() else None)
+    assert restorer("--dtype", "float32").autocast_dtype is None
+    assert restorer("--dtype", "bfloat16", "--device", "cpu").model.dtype == torch.bfloat16
+    windows = restorer("--window-words", "10", "--context-words", "2")
+    assert windows._preprocess_params == {"window_words": 10, "context_words": 2, "progress": False}
+    text = " ".join(["so what are the risks"] * 10)
+    code, out, err = _run(monkeypatch, capsys, ["restore", "-m", tiny_model_dir, "--window-words", "10",
+                                                "--context-words", "2", "--dtype", "bfloat16", text])
+    assert code == 0, err
+    assert [w.lower().rstrip(".,?") for w in out.split()] == text.split()
