@@ -1,67 +1,45 @@
 #!/usr/bin/env python
-"""Decision-time levers on a trained model, without retraining: are argmax decisions the best ones?
+"""Decision-time settings on a trained model, without retraining: are argmax decisions the best ones?
 
     python benchmarks/decision_sweep.py --model default --json sweep.json
 
-One pass of the public pipeline over the reference dev sets of benchmarks/evaluate.py (the aligned
-real-ASR set is left out: its labels only exist after alignment) records every word's punctuation and
-casing probabilities. Then, with no further model run:
+One pass of the public pipeline over the reference dev sets of ``hf_punctcase.evaluation.DEV_SETS`` (the
+aligned real-ASR set is left out: its labels only exist after alignment) records every word's
+punctuation and casing probabilities (``return_probabilities=True``). Then, with no further model run:
 
 - class biases: a log-probability offset per punctuation mark (COMMA, PERIOD, QUESTION; O stays 0),
   every combination of ``--bias-grid`` values, chosen on the first dev set (TED) and applied to all of
   them, which shows whether a threshold tuned on one set carries over; and the combination best on
-  the mean of all sets, an upper bound of what one setting can give;
-- the sentence-start rule: a word the model cases LOWER after a predicted PERIOD or QUESTION (or
-  first in its document) becomes UPPER_FIRST, as the punctuation it follows implies.
+  the mean of all sets, an upper bound of what one setting can give.
 
-Figures are F1 differences (points) against the pipeline's own argmax decisions.
+Figures are F1 differences (points) against each head's argmax. How marks and capitals are decided
+together (the pipeline's ``consistent_casing``) is measured by benchmarks/consistency.py.
 """
 
 from __future__ import annotations
 
-import os
-import sys
+import argparse
+import itertools
+import json
+from pathlib import Path
 
-# Run as a script, this file's folder comes first on sys.path: evaluate.py would shadow `evaluate`.
-sys.path = [p for p in sys.path if os.path.abspath(p or os.curdir) != os.path.dirname(os.path.abspath(__file__))]
+import numpy as np
+import torch
 
-import argparse  # noqa: E402
-import importlib.util  # noqa: E402
-import itertools  # noqa: E402
-import json  # noqa: E402
-from pathlib import Path  # noqa: E402
+import hf_punctcase
+from hf_punctcase.data import data_dir
+from hf_punctcase.evaluation import DEV_SETS, available
+from hf_punctcase.restoration import CASING, PUNCTUATION
 
-import numpy as np  # noqa: E402
-
-import hf_punctcase  # noqa: E402
-from hf_punctcase.data import data_dir  # noqa: E402
-from hf_punctcase.pipelines.punct_case import _unbatched  # noqa: E402  (the stacking postprocess itself does)
-
-
-def _evaluate_script():
-    spec = importlib.util.spec_from_file_location("evaluate_script", Path(__file__).with_name("evaluate.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+DTYPES = {"auto": "auto", "float32": torch.float32, "bfloat16": torch.bfloat16}
 
 
 def record_probabilities(restorer, references, batch_size: int) -> list[tuple[np.ndarray, np.ndarray]]:
     """Per document: (punctuation probabilities, casing probabilities), one row per word."""
-    recorded = []
-    postprocess = restorer.postprocess
-
-    def recording(model_outputs, **kwargs):
-        result = postprocess(model_outputs, **kwargs)
-        words = len(result["words"])
-        stacked = [np.concatenate([_unbatched(o[key]) for o in model_outputs])[:words] for key in ("punct_probs", "case_probs")]
-        recorded.append(tuple(stacked))
-        return result
-
-    restorer.postprocess = recording
-    try:
-        restorer([" ".join(ref.words) for ref in references], batch_size=batch_size)
-    finally:
-        del restorer.postprocess
+    results = restorer(
+        [ref.words for ref in references], is_split_into_words=True, batch_size=batch_size, return_probabilities=True
+    )
+    recorded = [(r["probabilities"][PUNCTUATION], r["probabilities"][CASING]) for r in results]
     for (punct, _), ref in zip(recorded, references):
         if len(punct) != len(ref.words):
             raise RuntimeError(f"{len(punct)} predictions for {len(ref.words)} reference words")
@@ -79,53 +57,55 @@ def main() -> None:
     parser.add_argument("--model", default="default", help="checkpoint folder, or 'default' for the embedded model")
     parser.add_argument("--data-dir", default=None)
     parser.add_argument("--batch-size", type=int, default=16)
-    parser.add_argument("--bias-grid", type=float, nargs="+", default=[-1.0, -0.75, -0.5, -0.25, 0.0, 0.25, 0.5, 0.75, 1.0])
+    parser.add_argument("--dtype", choices=sorted(DTYPES), default="auto",
+                        help="auto: the pipeline's default (bf16 autocast on CPUs with AMX, else fp32)")
+    parser.add_argument("--device", default=None, help="the pipeline's device (cpu, cuda:0, ...); default: CPU")
+    parser.add_argument(
+        "--bias-grid", type=float, nargs="+", default=[-1.0, -0.75, -0.5, -0.25, 0.0, 0.25, 0.5, 0.75, 1.0]
+    )
     parser.add_argument("--json", default=None, help="write every figure here")
     args = parser.parse_args()
 
-    restorer = hf_punctcase.load_pipeline(None if args.model == "default" else args.model)
+    restorer = hf_punctcase.load_pipeline(
+        None if args.model == "default" else args.model, dtype=DTYPES[args.dtype], device=args.device
+    )
     scheme = restorer.scheme
-    sentence_end = [scheme.punct_labels.index(label) for label in ("PERIOD", "QUESTION") if label in scheme.punct_labels]
-    lower, upper_first = scheme.case_labels.index("LOWER"), scheme.case_labels.index("UPPER_FIRST")
+    root = data_dir(args.data_dir)
 
     sets = {}
-    for name, (references, has_casing) in _evaluate_script().dev_sets(data_dir(args.data_dir), scheme).items():
+    for dev_set in DEV_SETS:
+        if not available(dev_set, root):
+            print(f"{dev_set.name}: files absent under {root}, skipped", flush=True)
+            continue
+        references = dev_set.load(root, scheme)
         probabilities = record_probabilities(restorer, references, args.batch_size)
-        gold_punct = np.concatenate([[scheme.punct_labels.index(label) for label in ref.punct] for ref in references])
+        gold_punct = np.array(
+            [scheme.punct_labels.index(label) if label is not None else -1 for ref in references for label in ref.punct],
+            dtype=np.int64,
+        )
+        known = gold_punct >= 0  # a reference label of None (one a source could not give) is left out
         log_punct = np.log(np.concatenate([punct for punct, _ in probabilities]) + 1e-9)
-        entry = {"gold_punct": gold_punct, "log_punct": log_punct, "words": len(gold_punct)}
-        if has_casing:
-            entry["gold_case"] = np.concatenate([[scheme.case_labels.index(label) for label in ref.case] for ref in references])
-            entry["case"] = [(punct.argmax(-1), case.argmax(-1)) for punct, case in probabilities]
-        sets[name] = entry
-        print(f"{name}: {entry['words']:,} words", flush=True)
+        sets[dev_set.name] = {"gold_punct": gold_punct[known], "log_punct": log_punct[known], "words": len(gold_punct)}
+        print(f"{dev_set.name}: {len(gold_punct):,} words", flush=True)
 
-    report = {"model": args.model, "sets": {}}
+    report = {"model": args.model, "dtype": args.dtype, "sets": {}}
     base = {name: micro_f1(s["gold_punct"], s["log_punct"].argmax(-1)) for name, s in sets.items()}
     grid = {}
     for offsets in itertools.product(args.bias_grid, repeat=len(scheme.punct_labels) - 1):
         bias = np.array([0.0, *offsets])
-        grid[offsets] = {name: micro_f1(s["gold_punct"], (s["log_punct"] + bias).argmax(-1)) for name, s in sets.items()}
+        grid[offsets] = {
+            name: micro_f1(s["gold_punct"], (s["log_punct"] + bias).argmax(-1)) for name, s in sets.items()
+        }
     first = next(iter(sets))
     tuned_first = max(grid, key=lambda offsets: grid[offsets][first])
     tuned_mean = max(grid, key=lambda offsets: np.mean(list(grid[offsets].values())))
     for name, s in sets.items():
-        row = {
+        report["sets"][name] = {
             "words": s["words"],
             "punct_f1": base[name],
             "bias_tuned_on_first": grid[tuned_first][name] - base[name],
             "bias_tuned_on_mean": grid[tuned_mean][name] - base[name],
         }
-        if "case" in s:
-            argmax_case, ruled_case = [], []
-            for punct_ids, case_ids in s["case"]:
-                follows_end = np.concatenate([[True], np.isin(punct_ids[:-1], sentence_end)])
-                argmax_case.append(case_ids)
-                ruled_case.append(np.where(follows_end & (case_ids == lower), upper_first, case_ids))
-            case_f1 = micro_f1(s["gold_case"], np.concatenate(argmax_case), negative=lower)
-            row["case_f1"] = case_f1
-            row["sentence_start_rule"] = micro_f1(s["gold_case"], np.concatenate(ruled_case), negative=lower) - case_f1
-        report["sets"][name] = row
     labels = scheme.punct_labels[1:]
     report["bias_tuned_on_first"] = dict(zip(labels, tuned_first))
     report["bias_tuned_on_mean"] = dict(zip(labels, tuned_mean))
@@ -134,13 +114,12 @@ def main() -> None:
         return ", ".join(f"{label} {value:+.2f}" for label, value in zip(labels, offsets))
 
     print(f"\nbias tuned on {first}: {describe(tuned_first)}; tuned on the mean: {describe(tuned_mean)}\n")
-    print("| dev set | words | punct. F1 | bias tuned on TED | bias tuned on the mean | casing F1 | sentence-start rule |")
-    print("|---|---|---|---|---|---|---|")
+    print(f"| dev set | words | punct. F1 (argmax) | bias tuned on {first} | bias tuned on the mean |")
+    print("|---|---|---|---|---|")
     for name, row in report["sets"].items():
-        casing = f"{row['case_f1']:.1f} | {row['sentence_start_rule']:+.2f}" if "case_f1" in row else "– | –"
         print(
             f"| {name} | {row['words']:,} | {row['punct_f1']:.1f} | {row['bias_tuned_on_first']:+.2f} "
-            f"| {row['bias_tuned_on_mean']:+.2f} | {casing} |"
+            f"| {row['bias_tuned_on_mean']:+.2f} |"
         )
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=2))

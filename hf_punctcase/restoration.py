@@ -5,11 +5,19 @@
 
 Every model family and runtime shares these functions: the transformers pipeline (torch) runs the model
 between ``encode_windows`` and ``word_probabilities``, and a runtime without torch does the same with
-its own session. Only NumPy and a tokenizer are needed here.
+its own runtime (ONNX Runtime). Only NumPy and a tokenizer are needed here.
 
 A window answers for its middle words (its *core*) and sees ``context_words`` words on each side, so
 every word is predicted where it sits farthest from a window edge. Words are passed through untouched
 where an English model cannot case or punctuate them (:func:`is_opaque`).
+
+What restoration may change, and nothing else: the case of a word's Latin letters (only to a letter
+that lowercases as the original does, so that the word stays the input word up to case), and the
+punctuation marks ``. , ? ! : ; - …`` trailing a word, which are replaced by the predicted mark
+(kept instead with ``keep_punctuation``). Leading and closing quotes and brackets, the characters
+inside a word, an abbreviation's period ("U.S.") and every character of a word passed through are
+kept as written (:func:`restored_trail` places the predicted mark among closing quotes and
+brackets); whitespace between words becomes one space.
 """
 
 from __future__ import annotations
@@ -19,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .labels import LabelScheme, apply_case, is_latin_letter, split_trailing_marks
+from .labels import LABELLED_MARKS, LabelScheme, apply_case, is_latin_letter, split_trailing_marks
 from .tokenization import first_subword_positions, model_words, tokenize_words
 
 #: Words longer than this are passed through untouched and shown to the model as one unknown token.
@@ -61,14 +69,37 @@ def split_words(tokens: Sequence[str]) -> InputWords:
 
 def is_opaque(word: str) -> bool:
     """Tokens an English model cannot punctuate or case (no Latin letter or digit: emoji, symbols,
-    other scripts; or over-long tokens): passed through exactly as written."""
-    return len(word) > MAX_WORD_CHARS or not any(ch.isalnum() and ch.isascii() or is_latin_letter(ch) for ch in word)
+    other scripts; over-long tokens; tokens holding a lone surrogate, which no tokenizer accepts):
+    passed through exactly as written."""
+    return (
+        len(word) > MAX_WORD_CHARS
+        or has_surrogate(word)
+        or not any(ch.isalnum() and ch.isascii() or is_latin_letter(ch) for ch in word)
+    )
+
+
+def has_surrogate(word: str) -> bool:
+    """Whether ``word`` holds a lone surrogate (U+D800–U+DFFF), as text decoded with
+    ``errors="surrogateescape"`` does: it cannot be encoded, so the tokenizer must not see it."""
+    return not word.isascii() and any("\ud800" <= ch <= "\udfff" for ch in word)
+
+
+def restored_trail(trail: str, mark: str) -> str:
+    """What follows a word in the output when its marks are predicted: its trailing characters
+    ``trail`` with the punctuation marks among them replaced by the predicted ``mark``. Closing quotes
+    and brackets stay; the mark takes the place of the first mark it replaces, or follows them where
+    there was none: ``."`` + "," → ``,"``; ``)`` + "." → ``).``; ``"`` + "" → ``"``."""
+    first = next((i for i, ch in enumerate(trail) if ch in LABELLED_MARKS), len(trail))
+    return trail[:first] + mark + "".join(ch for ch in trail[first:] if ch not in LABELLED_MARKS)
 
 
 def encoder_words(words: InputWords, lowercase: bool, unk_token: str) -> list[str]:
     """The words as the encoder sees them: lowercased when the model asks for it; an over-long token
-    becomes the unknown token (after lowercasing, so that "[UNK]" stays the special token)."""
-    return [unk_token if len(w) > MAX_WORD_CHARS else w for w in model_words(words.words, lowercase)]
+    or one with a lone surrogate becomes the unknown token (after lowercasing, so that "[UNK]" stays
+    the special token)."""
+    return [
+        unk_token if len(w) > MAX_WORD_CHARS or has_surrogate(w) else w for w in model_words(words.words, lowercase)
+    ]
 
 
 @dataclass
@@ -163,35 +194,60 @@ def word_probabilities(probs: np.ndarray, core_positions: np.ndarray) -> np.ndar
     return rows
 
 
+#: Punctuation labels that end a sentence: the next word is capitalised.
+SENTENCE_END_LABELS = ("PERIOD", "QUESTION", "EXCLAMATION")
+#: In consistent casing, the odds over LOWER that the casing head must give UPPER_FIRST for a capital
+#: inside a sentence (a name). 1.5 halves the capitals that only a sentence start explains with no
+#: dev set's F1 lower by more than its bootstrap interval; 2 and more cost punctuation
+#: (benchmarks/consistency.py, docs/benchmarks.md).
+NAME_ODDS = 1.5
+
+
 def decode(
     words: InputWords,
     probs: dict[str, np.ndarray],
     scheme: LabelScheme,
     lexicon: dict[str, str] | None = None,
     keep_punctuation: bool = False,
+    consistent_casing: bool = True,
 ) -> dict:
     """Per-word probabilities (``probs[task]``: one row per word) → labels → the restored text.
 
-    Returns ``{"text": ..., "words": [{"word", "punctuation", "casing", "punct_score", "case_score"}]}``;
-    ``text.split()`` has one token per input word, each the input word up to case plus a trailing mark.
+    With ``consistent_casing`` the labels are decided jointly at each boundary between words
+    (:func:`consistent_labels`): every sentence end is followed by a capital and a word capitalised
+    after a comma or no mark is one the casing head takes for a name. Without, each label is its
+    head's argmax.
+
+    Returns ``{"text": ..., "words": [{"word", "punctuation", "casing", "punct_score", "case_score"}]}``
+    (the scores are the probabilities of the labels given); ``text.split()`` has one token per input
+    word, each the input word up to case plus a trailing mark.
     """
     punct, case = probs[PUNCTUATION], probs[CASING]
     if not len(punct) == len(case) == len(words):
         raise RuntimeError(f"internal error: {len(punct)} predictions for {len(words)} words")
-    punct_ids, case_ids = punct.argmax(-1), case.argmax(-1)
+    opaque = [is_opaque(word) for word in words.words]
+    if consistent_casing:
+        # Words passed through have no mark; kept marks are the words' own.
+        fixed = [
+            "O" if dark else scheme.label_of_marks(mark) if keep_punctuation and mark else None
+            for mark, dark in zip(words.marks, opaque)
+        ]
+        punct_ids, case_ids = consistent_labels(punct, case, scheme, capitalisable(words.words, opaque), fixed)
+    else:
+        punct_ids, case_ids = punct.argmax(-1), case.argmax(-1)
     restored = []
     for i, word in enumerate(words.words):
         mark = words.marks[i]
         punct_label = scheme.punct_labels[punct_ids[i]]
         case_label = scheme.case_labels[case_ids[i]]
-        if is_opaque(word):
-            text = word + mark if keep_punctuation else word
+        if opaque[i]:
+            text = word + (mark if keep_punctuation else restored_trail(mark, ""))
             punct_label, case_label = "O", "LOWER"
         elif keep_punctuation and mark:
             text = apply_case(word, case_label, lexicon) + mark
             punct_label = scheme.label_of_marks(mark)
         else:
-            text = scheme.render_word(word, punct_label, case_label, lexicon)
+            text = apply_case(word, case_label, lexicon) + restored_trail(mark, scheme.mark_of(punct_label))
         restored.append(
             {
                 "word": text,
@@ -204,19 +260,101 @@ def decode(
     return {"text": " ".join(w["word"] for w in restored), "words": restored}
 
 
+def capitalisable(words: Sequence[str], opaque: Sequence[bool] | None = None) -> np.ndarray:
+    """Whether each word reads differently lowercased and capitalised ("so": yes; "3.5", "😀": no)."""
+    opaque = [is_opaque(word) for word in words] if opaque is None else opaque
+    known: dict[str, bool] = {}  # a transcript repeats its words: each distinct one is cased once
+
+    def differs(word: str) -> bool:
+        if word not in known:
+            known[word] = apply_case(word, "UPPER_FIRST") != apply_case(word, "LOWER")
+        return known[word]
+
+    return np.array([not dark and differs(word) for word, dark in zip(words, opaque)], dtype=bool)
+
+
+def consistent_labels(
+    punct: np.ndarray,
+    case: np.ndarray,
+    scheme: LabelScheme,
+    can_capitalise: np.ndarray,
+    fixed_punctuation: Sequence[str | None] | None = None,
+    name_odds: float = NAME_ODDS,
+    first_starts_sentence: bool = True,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Label ids (punctuation, casing) where a sentence end is always followed by a capital, and a
+    capital inside a sentence is a name.
+
+    Each boundary between word ``i - 1`` and word ``i`` is decided jointly: the punctuation of word
+    ``i - 1`` and the casing of word ``i`` are the pair of labels with the highest product of their
+    probabilities among the consistent pairs. A sentence end (PERIOD, QUESTION, EXCLAMATION) followed
+    by LOWER is not consistent. UPPER_FIRST after no mark or a comma is a name: its probability counts
+    divided by ``name_odds`` there, so that it stays only where the casing head gives it more than
+    ``name_odds`` to 1 over LOWER. "hello how are you" with a comma after "hello" and "How" becomes
+    "Hello. How are you" or "Hello, how are you", whichever the two heads together find likelier.
+    ALL_UPPER and MIXED words ("NASA", "iPhone") are capitals anywhere.
+
+    The labels of a boundary whose next word cannot be capitalised (``can_capitalise`` False, as
+    :func:`capitalisable` gives for a number or a symbol) stay the argmax ones. ``fixed_punctuation``
+    (a label or None per word) fixes the punctuation of words whose marks are kept or that are passed
+    through. With ``first_starts_sentence`` the first word is capitalised as after a sentence end.
+    With ``name_odds=1`` only the inconsistent pairs are excluded: labels already consistent stay the
+    argmax ones.
+    """
+    # A floor keeps every label's score above zero, so that a certainty elsewhere (a word without
+    # subwords is certain of LOWER) still decides between the others; fixed marks are exact.
+    punct = np.maximum(np.asarray(punct, dtype=np.float64), 1e-9)
+    case = np.maximum(np.asarray(case, dtype=np.float64), 1e-9)
+    if fixed_punctuation is not None:
+        for i, label in enumerate(fixed_punctuation):
+            if label is not None:
+                punct[i] = 0.0
+                punct[i, scheme.punct_labels.index(label)] = 1.0
+    punct_ids, case_ids = punct.argmax(-1), case.argmax(-1)
+    ends = np.array([label in SENTENCE_END_LABELS for label in scheme.punct_labels])
+    if len(punct_ids) == 0 or not ends.any() or ends.all() or "UPPER_FIRST" not in scheme.case_labels:
+        return punct_ids, case_ids
+    # Casing scores after a sentence end (no LOWER) and inside a sentence (UPPER_FIRST discounted).
+    after_end = case.copy()
+    after_end[:, scheme.case_labels.index("LOWER")] = 0.0
+    inside = case.copy()
+    inside[:, scheme.case_labels.index("UPPER_FIRST")] /= name_odds
+    # Boundary i comes before word i; the text starts with a sentence end before its first word.
+    start = np.zeros((1, len(scheme.punct_labels)))
+    start[0, np.flatnonzero(ends)[0]] = 1.0
+    before = np.concatenate([start, punct[:-1]])
+    end_score = before[:, ends].max(-1) * after_end.max(-1)
+    other_score = before[:, ~ends].max(-1) * inside.max(-1)
+    take_end = end_score > other_score
+    decided = np.array(can_capitalise, dtype=bool)
+    decided[0] &= first_starts_sentence
+    case_ids = np.where(decided, np.where(take_end, after_end.argmax(-1), inside.argmax(-1)), case_ids)
+    best_end = np.flatnonzero(ends)[before[:, ends].argmax(-1)]
+    best_other = np.flatnonzero(~ends)[before[:, ~ends].argmax(-1)]
+    marks = np.where(take_end, best_end, best_other)
+    punct_ids[:-1] = np.where(decided[1:], marks[1:], punct_ids[:-1])
+    return punct_ids, case_ids
+
+
 __all__ = [
     "CASING",
     "EncodedWindow",
     "InputWords",
     "MAX_WORD_CHARS",
+    "NAME_ODDS",
     "PUNCTUATION",
+    "SENTENCE_END_LABELS",
     "Window",
+    "capitalisable",
     "check_window_sizes",
+    "consistent_labels",
     "decode",
     "encode_windows",
     "encoder_words",
+    "has_surrogate",
     "is_opaque",
     "plan_windows",
+    "restored_trail",
     "split_words",
     "word_probabilities",
 ]

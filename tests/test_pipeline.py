@@ -1,13 +1,16 @@
 import random
 
+import numpy as np
 import pytest
+import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from transformers import pipeline
 
 import hf_punctcase
 from hf_punctcase.labels import split_trailing_marks
-from hf_punctcase.restoration import plan_windows
+from hf_punctcase.pipelines import native_bf16_cpu
+from hf_punctcase.restoration import capitalisable, consistent_labels, decode, is_opaque, plan_windows, split_words
 
 from conftest import VOCABULARY, random_text
 
@@ -174,7 +177,7 @@ def test_evaluation_refuses_misaligned_references(tiny_pipeline):
 
 
 def test_evaluation_passes_window_options_to_the_pipeline(tiny_pipeline):
-    """benchmarks/evaluate.py --window-words / --context-words score the pipeline as a user would call it."""
+    """benchmarks/dev_eval.py --window-words / --context-words score the pipeline as a user would call it."""
     from hf_punctcase.evaluation import restore_references
     from hf_punctcase.labels import LabeledWords
 
@@ -184,3 +187,196 @@ def test_evaluation_passes_window_options_to_the_pipeline(tiny_pipeline):
     assert predictions[0] == tiny_pipeline(" ".join(words), window_words=12, context_words=3)["words"]
     with pytest.raises(ValueError, match=r"window_words \(8\) must exceed 2 × context_words \(4\)"):
         restore_references(tiny_pipeline, [reference], window_words=8, context_words=4)
+
+
+# ---- dtype, device and autocast --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_pipeline_in_a_given_dtype(tiny_model_dir, tiny_pipeline, dtype):
+    """``dtype=`` loads the weights in that dtype and turns bf16 autocast off."""
+    restorer = pipeline("punct-case", model=tiny_model_dir, dtype=dtype)
+    assert restorer.model.dtype == dtype
+    assert restorer.autocast_dtype is None
+    text = random_text(random.Random(4), 300)
+    result = restorer(text, window_words=40, context_words=10)
+    assert_contract(text, result)
+    if dtype == torch.float32 and tiny_pipeline.autocast_dtype is None:
+        assert result == tiny_pipeline(text, window_words=40, context_words=10)
+
+
+def test_bf16_autocast_as_documented(tiny_model_dir, tiny_pipeline):
+    """No dtype on a CPU: bf16 autocast over fp32 weights exactly where the CPU has AMX."""
+    expected = torch.bfloat16 if native_bf16_cpu() else None
+    assert tiny_pipeline.model.dtype == torch.float32
+    assert tiny_pipeline.autocast_dtype == expected
+    assert pipeline("punct-case", model=tiny_model_dir, device="cpu").autocast_dtype == expected
+    direct = hf_punctcase.PunctCasePipeline(model=tiny_pipeline.model, tokenizer=tiny_pipeline.tokenizer)
+    assert direct.autocast_dtype == expected
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_pipeline_on_gpu(tiny_model_dir):
+    cpu = pipeline("punct-case", model=tiny_model_dir, dtype=torch.float32)
+    gpu = pipeline("punct-case", model=tiny_model_dir, dtype=torch.float32, device=0)
+    assert gpu.model.device.type == "cuda" and gpu.autocast_dtype is None
+    text = random_text(random.Random(5), 500)
+    on_gpu, on_cpu = gpu(text, batch_size=4), cpu(text, batch_size=4)
+    assert_contract(text, on_gpu)
+    for g, c in zip(on_gpu["words"], on_cpu["words"]):
+        assert g["punct_score"] == pytest.approx(c["punct_score"], abs=1e-3)
+    assert_contract(text, pipeline("punct-case", model=tiny_model_dir, dtype=torch.bfloat16, device=0)(text))
+
+
+# ---- pre-split input ------------------------------------------------------------------------------
+
+
+def test_split_into_words(tiny_pipeline):
+    words = "so what are the risks i am not technical".split()
+    as_text = tiny_pipeline(" ".join(words))
+    assert tiny_pipeline(words, is_split_into_words=True) == as_text
+    assert tiny_pipeline(tuple(words), is_split_into_words=True) == as_text
+    batch = tiny_pipeline([words, ["the", "doctor", "asked"], []], is_split_into_words=True, batch_size=2)
+    assert batch == [as_text, tiny_pipeline("the doctor asked"), {"text": "", "words": []}]
+    assert tiny_pipeline([], is_split_into_words=True) == {"text": "", "words": []}
+
+
+@pytest.mark.parametrize("bad_word", ["two words", " so", "so\n", "", "\t"])
+def test_split_into_words_refuses_whitespace(tiny_pipeline, bad_word):
+    with pytest.raises(ValueError, match="empty or holds whitespace"):
+        tiny_pipeline(["so", bad_word, "what"], is_split_into_words=True)
+    with pytest.raises(ValueError, match="empty or holds whitespace"):
+        tiny_pipeline([["so", "what"], ["so", bad_word]], is_split_into_words=True)
+
+
+def test_split_into_words_refuses_other_types(tiny_pipeline):
+    with pytest.raises(TypeError, match="list of words"):
+        tiny_pipeline("so what", is_split_into_words=True)
+    with pytest.raises(TypeError, match="list of words"):
+        tiny_pipeline([["so"], "what"], is_split_into_words=True)
+
+
+# ---- consistent casing ------------------------------------------------------------------------
+
+
+def _probs(scheme, punct_rows, case_rows):
+    """Probability rows from {label: probability} dicts (the rest spread over the other labels)."""
+
+    def rows(labels, dicts):
+        out = np.zeros((len(dicts), len(labels)))
+        for i, given in enumerate(dicts):
+            rest = (1.0 - sum(given.values())) / max(1, len(labels) - len(given))
+            out[i] = [given.get(label, rest) for label in labels]
+        return out
+
+    return {"punct": rows(scheme.punct_labels, punct_rows), "case": rows(scheme.case_labels, case_rows)}
+
+
+@pytest.mark.parametrize(
+    "comma, period, upper_first, expected",
+    [
+        (0.55, 0.4, 0.7, "Hello. How"),  # the heads together favour a sentence start: a period
+        (0.8, 0.2, 0.55, "Hello, how"),  # they favour one sentence: the capital is dropped
+        (0.9, 0.05, 0.97, "Hello, How"),  # a confident capital after a comma: a name, kept
+        (0.1, 0.85, 0.4, "Hello. How"),  # a sentence end is followed by a capital
+        (0.3, 0.7, 0.2, "Hello, how"),  # ... or dropped, where the casing head is surer than the end
+        (0.9, 0.05, 0.2, "Hello, how"),
+    ],
+)
+def test_consistent_casing_decides_each_boundary_jointly(comma, period, upper_first, expected):
+    scheme = hf_punctcase.LabelScheme()
+    probs = _probs(
+        scheme,
+        [{"COMMA": comma, "PERIOD": period}, {"O": 0.997}],
+        [{"UPPER_FIRST": 0.99, "LOWER": 0.007}, {"UPPER_FIRST": upper_first, "LOWER": 1 - upper_first - 0.001}],
+    )
+    words = split_words(["hello", "how"])
+    argmax = decode(words, probs, scheme, consistent_casing=False)
+    consistent = decode(words, probs, scheme, consistent_casing=True)
+    assert consistent["text"] == expected
+    assert argmax["text"] == ("Hello," if comma > period else "Hello.") + (" How" if upper_first > 0.5 else " how")
+    chosen = consistent["words"][0]["punctuation"]
+    assert consistent["words"][0]["punct_score"] == pytest.approx(probs["punct"][0, scheme.punct_labels.index(chosen)])
+
+
+def test_consistent_casing_keeps_given_marks_and_passes_symbols():
+    scheme = hf_punctcase.LabelScheme()
+    words = split_words("hello. how 😀 so 3.5 what".split())
+    probs = _probs(scheme, [{"O": 0.9}] * 6, [{"LOWER": 0.9}] * 6)
+    probs["punct"][3] = [0.05, 0.05, 0.85, 0.05]  # a period after "so", then a number
+    kept = decode(words, probs, scheme, keep_punctuation=True)
+    assert kept["text"] == "Hello. How 😀 so. 3.5 what"
+    assert decode(words, probs, scheme)["text"] == "Hello how 😀 so. 3.5 what"
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.integers(0, 2**32), st.integers(1, 60), st.sampled_from([1.0, 2.0, 4.0, 16.0]), st.booleans())
+def test_consistent_labels_invariants(seed, num_words, name_odds, keep):
+    """Every sentence end before a word with a letter to capitalise is followed by a capital; a
+    capital inside a sentence has the odds asked for; output tokens keep the decode contract."""
+    scheme = hf_punctcase.LabelScheme()
+    rng = np.random.default_rng(seed)
+    vocabulary = VOCABULARY + ["3.5", "😀", "i", "nasa", "--", "x-ray"]
+    marks = ["", "", ".", ",", "?"] if keep else [""]
+    tokens = [str(rng.choice(vocabulary)) + str(rng.choice(marks)) for _ in range(num_words)]
+    words = split_words(tokens)
+    probs = {
+        "punct": rng.dirichlet(np.full(len(scheme.punct_labels), 0.5), num_words),
+        "case": rng.dirichlet(np.full(len(scheme.case_labels), 0.5), num_words),
+    }
+    opaque = [is_opaque(word) for word in words.words]
+    fixed = [
+        "O" if dark else scheme.label_of_marks(mark) if keep and mark else None
+        for mark, dark in zip(words.marks, opaque)
+    ]
+    capitals = capitalisable(words.words, opaque)
+    punct_ids, case_ids = consistent_labels(probs["punct"], probs["case"], scheme, capitals, fixed, name_odds)
+    lower, upper_first = scheme.case_labels.index("LOWER"), scheme.case_labels.index("UPPER_FIRST")
+    ends = {scheme.punct_labels.index(label) for label in ("PERIOD", "QUESTION")}
+    for i in range(num_words):
+        if fixed[i] is not None:
+            assert scheme.punct_labels[punct_ids[i]] == fixed[i]
+        if not capitals[i]:
+            continue
+        if i == 0 or punct_ids[i - 1] in ends:
+            assert case_ids[i] != lower
+        elif case_ids[i] == upper_first:
+            assert probs["case"][i, upper_first] >= name_odds * probs["case"][i, lower]
+    result = decode(words, probs, scheme, keep_punctuation=keep)  # at the default odds
+    default_punct, default_case = consistent_labels(probs["punct"], probs["case"], scheme, capitals, fixed)
+    assert [w["punctuation"] for w in result["words"]] == [scheme.punct_labels[i] for i in default_punct]
+    assert [w["casing"] for w in result["words"]] == [
+        "LOWER" if dark else scheme.case_labels[i] for i, dark in zip(default_case, opaque)
+    ]
+    if not keep:
+        assert_contract(" ".join(tokens), result)
+
+
+def test_consistent_labels_keep_consistent_argmax_at_odds_one():
+    scheme = hf_punctcase.LabelScheme()
+    rng = np.random.default_rng(0)
+    words = split_words(random_text(random.Random(0), 400).split())
+    probs = {"punct": rng.dirichlet(np.ones(4), 400), "case": rng.dirichlet(np.ones(4), 400)}
+    can_capitalise = capitalisable(words.words)
+    punct_ids, case_ids = consistent_labels(probs["punct"], probs["case"], scheme, can_capitalise, name_odds=1.0)
+    argmax_p, argmax_c = probs["punct"].argmax(-1), probs["case"].argmax(-1)
+    clash = np.concatenate([[True], np.isin(argmax_p[:-1], [2, 3])]) & (argmax_c == 0)
+    untouched = ~(clash | np.concatenate([clash[1:], [False]]))
+    assert clash.any() and untouched.any()
+    assert (punct_ids[untouched] == argmax_p[untouched]).all() and (case_ids[untouched] == argmax_c[untouched]).all()
+
+
+def test_pipeline_consistent_casing_option_and_probabilities(tiny_pipeline):
+    text = random_text(random.Random(6), 300)
+    default = tiny_pipeline(text, return_probabilities=True)
+    argmax = tiny_pipeline(text, consistent_casing=False)
+    assert set(default) == {"text", "words", "probabilities"}
+    probs = default["probabilities"]
+    assert probs["punct"].shape == (300, 4) and probs["case"].shape == (300, 4)
+    labels = tiny_pipeline.scheme.punct_labels
+    assert [w["punctuation"] for w in argmax["words"]] == [labels[i] for i in probs["punct"].argmax(-1)]
+    source = split_words(text.split())
+    decoded = decode(source, probs, tiny_pipeline.scheme, tiny_pipeline.lexicon)
+    assert decoded == {key: default[key] for key in ("text", "words")}
+    assert decode(source, probs, tiny_pipeline.scheme, tiny_pipeline.lexicon, consistent_casing=False) == argmax
+    assert_contract(text, default)

@@ -30,7 +30,7 @@ class TorchBackend:
 
 def native_bf16_cpu() -> bool:
     """Whether this CPU has bf16 matrix units (AMX), where bf16 inference is faster than fp32 at the
-    same dev F1 (benchmarks/speed.py)."""
+    same dev F1 (benchmarks/speed.py, docs/benchmarks.md)."""
     probe = getattr(torch.cpu, "_is_amx_tile_supported", None)
     return bool(probe and probe())
 

@@ -50,13 +50,22 @@ class PunctCasePipeline(ChunkPipeline):
         context_words (`int`, defaults to 50): words of context on each side of a window's core.
         keep_punctuation (`bool`, defaults to `False`): keep marks already in the input instead of
             stripping them and predicting.
+        consistent_casing (`bool`, defaults to `True`): decide the mark after each word together with
+            the casing of the next word, so that a sentence end is always followed by a capital and a
+            capital after a comma or no mark is a name (:func:`~hf_punctcase.restoration.decode`);
+            `False`: each head's argmax.
+        return_probabilities (`bool`, defaults to `False`): also return ``"probabilities"``, the
+            per-word probabilities of each task (``{"punct": array (words, labels), "case": ...}``)
+            that the labels were decided from.
         is_split_into_words (`bool`, defaults to `False`): the input is already split into words (a
             list of words is one transcript; a list of lists is a batch).
         progress (`bool`, *optional*): show a tqdm bar (over transcripts for a list, over windows for
             one long transcript); default: when stderr is a terminal and there are more than 20 of them.
 
     On a CPU with bf16 matrix units (AMX) the model runs under bf16 autocast unless a ``dtype`` was
-    given to ``pipeline()``: the same dev F1 at 2.5× the words/s of fp32 (benchmarks/speed.py).
+    given to ``pipeline()``: the same dev F1 at 2.3× the words/s of fp32 on long input, but a 40-word
+    paragraph takes 15% longer than in fp32. ``dtype=torch.bfloat16`` (weights cast once, no
+    autocast) is faster than both (docs/benchmarks.md). On a GPU the model runs in the dtype given.
     """
 
     def __init__(self, *args, **kwargs):
@@ -95,6 +104,8 @@ class PunctCasePipeline(ChunkPipeline):
         context_words: int | None = None,
         keep_punctuation: bool | None = None,
         progress: bool | None = None,
+        consistent_casing: bool | None = None,
+        return_probabilities: bool | None = None,
         **kwargs,
     ):
         if kwargs:
@@ -112,8 +123,13 @@ class PunctCasePipeline(ChunkPipeline):
         if progress is not None:
             preprocess["progress"] = progress
         postprocess = {}
-        if keep_punctuation is not None:
-            postprocess["keep_punctuation"] = keep_punctuation
+        for name, value in (
+            ("keep_punctuation", keep_punctuation),
+            ("consistent_casing", consistent_casing),
+            ("return_probabilities", return_probabilities),
+        ):
+            if value is not None:
+                postprocess[name] = value
         return preprocess, {}, postprocess
 
     def __call__(self, inputs, is_split_into_words: bool = False, **kwargs):
@@ -207,13 +223,22 @@ class PunctCasePipeline(ChunkPipeline):
         }
 
     # ---- per-word probabilities → labels → text ------------------------------------------
-    def postprocess(self, model_outputs, keep_punctuation: bool = False):
+    def postprocess(
+        self,
+        model_outputs,
+        keep_punctuation: bool = False,
+        consistent_casing: bool = True,
+        return_probabilities: bool = False,
+    ):
         source = model_outputs[-1]["source"]
         if isinstance(source, list):  # batch_size=1 keeps the collated list of one
             source = source[0]
         windows = [window for output in model_outputs for window in _unbatched(output["probs"])]
         probs = {task: np.concatenate([window[task] for window in windows])[: len(source)] for task in windows[0]}
-        return decode(source, probs, self.scheme, self.lexicon, keep_punctuation)
+        result = decode(source, probs, self.scheme, self.lexicon, keep_punctuation, consistent_casing)
+        if return_probabilities:
+            result["probabilities"] = probs
+        return result
 
 
 class _PreSplit:

@@ -1,0 +1,178 @@
+#!/usr/bin/env python
+"""Dev benchmark: the public punct-case pipeline on every dev set, scored with the punct_case metric.
+
+    python benchmarks/dev_eval.py --model default --json dev.json
+    python benchmarks/dev_eval.py --model runs/x/final --data-dir ../shared/data --no-truecase
+    python benchmarks/dev_eval.py --window-words 160 --context-words 50   # other pipeline windows
+    python benchmarks/dev_eval.py --dtype float32 --sets TED                # fp32, TED dev only
+    python benchmarks/dev_eval.py --device cuda:0 --batch-size 64           # on a GPU
+
+Dev sets: those of ``hf_punctcase.evaluation.DEV_SETS`` (TED dev2010 + tst2012, IWSLT dev2012 in Che et
+al.'s layout, SwDA val, MTS-Dialog validation, ACI-BENCH valid) and ``ASR_DEV_SETS`` (ACI-BENCH valid real
+ASR output, scored against the human transcript after alignment). The pipeline sees each reference's words
+lowercased and unpunctuated (for the ASR set: the ASR words). Sets without reliable casing are scored on
+punctuation only. Casing is compared with the `truecase` package (a statistical truecaser, `pip install -e
+".[bench]"`) as a baseline.
+
+``--dtype``: ``auto`` is the pipeline's default (bf16 autocast on CPUs with AMX, fp32 elsewhere);
+``float32`` / ``bfloat16`` load the weights in that dtype, without autocast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import torch
+
+import hf_punctcase
+from hf_punctcase.data import data_dir
+from hf_punctcase.evaluation import ASR_DEV_SETS, DEV_SETS, available, restore_references
+from hf_punctcase.labels import case_label_of
+from hf_punctcase.metrics import PunctCase
+
+DTYPES = {"auto": "auto", "float32": torch.float32, "bfloat16": torch.bfloat16}
+
+
+def truecase_labels(truecaser, words: list[str]) -> list[str]:
+    cased = truecaser.get_true_case_from_tokens(list(words), out_of_vocabulary_token_option="as-is")
+    return [case_label_of(token) for token in cased]
+
+
+def scored_pairs(references, predictions, key: str, reference_key: str) -> list[tuple[str, str]]:
+    """(reference, predicted) label pairs; a reference label of None (one a source could not give) is left out."""
+    return [
+        (label, word[key])
+        for ref, predicted in zip(references, predictions)
+        for label, word in zip(getattr(ref, reference_key), predicted)
+        if label is not None
+    ]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--model", default="default", help="checkpoint folder, or 'default' for the embedded model")
+    parser.add_argument("--data-dir", default=None)
+    parser.add_argument("--batch-size", type=int, default=16)
+    parser.add_argument("--dtype", choices=sorted(DTYPES), default="auto",
+                        help="auto: the pipeline's default (bf16 autocast on CPUs with AMX, else fp32)")
+    parser.add_argument("--device", default=None, help="the pipeline's device (cpu, cuda:0, ...); default: CPU")
+    parser.add_argument("--sets", nargs="+", default=None,
+                        help="only the dev sets whose name starts with one of these (default: all)")
+    parser.add_argument("--argmax", action="store_true",
+                        help="each head's argmax (consistent_casing=False) instead of the joint decision")
+    parser.add_argument("--no-truecase", action="store_true", help="skip the truecase baseline")
+    parser.add_argument("--json", default=None, help="write every score here")
+    parser.add_argument("--window-words", type=int, default=None, help="the pipeline's window_words (default: its own, 200)")
+    parser.add_argument("--context-words", type=int, default=None, help="the pipeline's context_words (default: its own, 50)")
+    args = parser.parse_args()
+    call_kwargs = {
+        key: value
+        for key, value in (("window_words", args.window_words), ("context_words", args.context_words))
+        if value is not None
+    }
+    if args.argmax:
+        call_kwargs["consistent_casing"] = False
+
+    restorer = hf_punctcase.load_pipeline(
+        None if args.model == "default" else args.model, dtype=DTYPES[args.dtype], device=args.device
+    )
+    scheme = restorer.scheme
+    root = data_dir(args.data_dir)
+    truecaser = None
+    if not args.no_truecase:
+        import truecase
+
+        truecaser = truecase.get_truecaser()
+
+    def wanted(name: str) -> bool:
+        return args.sets is None or any(name.startswith(prefix) for prefix in args.sets)
+
+    report = {}
+    for dev_set in DEV_SETS:
+        if not wanted(dev_set.name):
+            continue
+        if not available(dev_set, root):
+            print(f"{dev_set.name}: files absent under {root}, skipped", flush=True)
+            continue
+        references = dev_set.load(root, scheme)
+        predictions, seconds = restore_references(restorer, references, args.batch_size, **call_kwargs)
+        punct_pairs = scored_pairs(references, predictions, "punctuation", "punct")
+        words = sum(len(ref) for ref in references)
+        entry = {
+            "words": words,
+            "words_per_second": words / seconds,
+            "punctuation": PunctCase.scores_from_pairs(punct_pairs, "O", scheme.punct_labels),
+        }
+        if dev_set.has_casing:
+            case_pairs = scored_pairs(references, predictions, "casing", "case")
+            entry["casing"] = PunctCase.scores_from_pairs(case_pairs, "LOWER", scheme.case_labels)
+            if truecaser is not None:
+                truecase_pairs = [
+                    (label, predicted)
+                    for ref in references
+                    for label, predicted in zip(ref.case, truecase_labels(truecaser, ref.words))
+                    if label is not None
+                ]
+                entry["casing_truecase"] = PunctCase.scores_from_pairs(truecase_pairs, "LOWER", scheme.case_labels)
+        report[dev_set.name] = entry
+        print(f"{dev_set.name}: {words:,} words, punctuation F1 {100 * entry['punctuation']['overall_f1']:.1f}", flush=True)
+
+    # Real ASR output against the human transcript, aligned word by word.
+    for asr_set in ASR_DEV_SETS:
+        if not wanted(asr_set.name):
+            continue
+        if not available(asr_set, root):
+            print(f"{asr_set.name}: files absent under {root}, skipped", flush=True)
+            continue
+        pairs = asr_set.load(root, scheme)
+        hypotheses = [words for words, _ in pairs]
+        start = time.perf_counter()
+        results = restorer(hypotheses, is_split_into_words=True, batch_size=args.batch_size, **call_kwargs)
+        seconds = time.perf_counter() - start
+        scores = PunctCase().compute(
+            predictions=[[w["punctuation"] for w in r["words"]] for r in results],
+            references=[ref.punct for _, ref in pairs],
+            prediction_words=hypotheses,
+            reference_words=[ref.words for _, ref in pairs],
+        )
+        words = sum(len(h) for h in hypotheses)
+        report[asr_set.name] = {"words": words, "words_per_second": words / seconds, "punctuation": scores}
+        print(f"{asr_set.name}: {words:,} words, punctuation F1 {100 * scores['overall_f1']:.1f}", flush=True)
+
+    autocast = getattr(restorer, "autocast_dtype", None)
+    print(
+        f"\nmodel {args.model}, weights {restorer.model.dtype}, autocast {autocast or 'none'}, "
+        f"device {restorer.device}, torch {torch.__version__}, {torch.get_num_threads()} threads\n"
+    )
+    print(markdown_table(report))
+    if args.json:
+        # Each top-level key is a dev set (benchmarks/ablation_table.py reads the reports as they are).
+        Path(args.json).write_text(json.dumps(report, indent=2))
+
+
+def markdown_table(report: dict) -> str:
+    def f1(scores: dict | None, key: str = "overall_f1") -> str:
+        if scores is None:
+            return "–"
+        value = scores[key] if key.startswith("overall") else scores.get(key, {}).get("f1")
+        return "–" if value is None else f"{100 * value:.1f}"
+
+    lines = [
+        "| dev set | words | , F1 | . F1 | ? F1 | punct. overall F1 | punct. SER | Word F1 | WORD F1 | MiXed F1 | casing overall F1 | truecase casing F1 | words/s |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for name, entry in report.items():
+        punct, case = entry["punctuation"], entry.get("casing")
+        lines.append(
+            f"| {name} | {entry['words']:,} | {f1(punct, 'COMMA')} | {f1(punct, 'PERIOD')} | {f1(punct, 'QUESTION')} | "
+            f"**{f1(punct)}** | {100 * punct['slot_error_rate']:.1f} | {f1(case, 'UPPER_FIRST')} | {f1(case, 'ALL_UPPER')} | "
+            f"{f1(case, 'MIXED')} | **{f1(case)}** | {f1(entry.get('casing_truecase'))} | {entry['words_per_second']:,.0f} |"
+        )
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    main()
