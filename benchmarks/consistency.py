@@ -172,7 +172,7 @@ def main() -> None:
     parser.add_argument("--data-dir", default=None)
     parser.add_argument("--batch-size", type=int, default=16)
     parser.add_argument("--dtype", choices=sorted(DTYPES), default="auto",
-                        help="the pipeline's dtype; auto: its default (bf16 autocast on CPUs with AMX, else fp32)")
+                        help="the pipeline's dtype; auto: its default (bf16 weights on CPUs with AMX, else the checkpoint's)")
     parser.add_argument("--device", default=None, help="the pipeline's device (e.g. cuda:0); default: CPU")
     parser.add_argument("--name-odds", type=float, nargs="+", default=[1.0, 1.5, 2.0, 3.0, 4.0, 8.0])
     parser.add_argument("--min-count", type=int, default=20,

@@ -58,7 +58,7 @@ def main() -> None:
     parser.add_argument("--data-dir", default=None)
     parser.add_argument("--batch-size", type=int, default=16)
     parser.add_argument("--dtype", choices=sorted(DTYPES), default="auto",
-                        help="auto: the pipeline's default (bf16 autocast on CPUs with AMX, else fp32)")
+                        help="auto: the pipeline's default (bf16 weights on CPUs with AMX, else the checkpoint's)")
     parser.add_argument("--device", default=None, help="the pipeline's device (cpu, cuda:0, ...); default: CPU")
     parser.add_argument(
         "--bias-grid", type=float, nargs="+", default=[-1.0, -0.75, -0.5, -0.25, 0.0, 0.25, 0.5, 0.75, 1.0]

@@ -14,8 +14,8 @@ lowercased and unpunctuated (for the ASR set: the ASR words). Sets without relia
 punctuation only. Casing is compared with the `truecase` package (a statistical truecaser, `pip install -e
 ".[bench]"`) as a baseline.
 
-``--dtype``: ``auto`` is the pipeline's default (bf16 autocast on CPUs with AMX, fp32 elsewhere);
-``float32`` / ``bfloat16`` load the weights in that dtype, without autocast.
+``--dtype``: ``auto`` is the pipeline's default (bf16 weights on CPUs with AMX, the checkpoint's dtype elsewhere);
+``float32`` / ``bfloat16`` load the weights in that dtype.
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ def main() -> None:
     parser.add_argument("--data-dir", default=None)
     parser.add_argument("--batch-size", type=int, default=16)
     parser.add_argument("--dtype", choices=sorted(DTYPES), default="auto",
-                        help="auto: the pipeline's default (bf16 autocast on CPUs with AMX, else fp32)")
+                        help="auto: the pipeline's default (bf16 weights on CPUs with AMX, else the checkpoint's)")
     parser.add_argument("--device", default=None, help="the pipeline's device (cpu, cuda:0, ...); default: CPU")
     parser.add_argument("--sets", nargs="+", default=None,
                         help="only the dev sets whose name starts with one of these (default: all)")
@@ -142,9 +142,8 @@ def main() -> None:
         report[asr_set.name] = {"words": words, "words_per_second": words / seconds, "punctuation": scores}
         print(f"{asr_set.name}: {words:,} words, punctuation F1 {100 * scores['overall_f1']:.1f}", flush=True)
 
-    autocast = getattr(restorer, "autocast_dtype", None)
     print(
-        f"\nmodel {args.model}, weights {restorer.model.dtype}, autocast {autocast or 'none'}, "
+        f"\nmodel {args.model}, weights {restorer.model.dtype}, "
         f"device {restorer.device}, torch {torch.__version__}, {torch.get_num_threads()} threads\n"
     )
     print(markdown_table(report))

@@ -10,9 +10,9 @@ Machines shared with other work: a run during which another process took one of 
 seconds below ``--min-cpu-share`` × threads × wall seconds) is left out of the medians, which say how many
 runs they hold; the medians of all runs are printed beside them.
 
-Dtypes: ``auto`` is ``pipeline("punct-case")`` with no dtype (bf16 autocast over fp32 weights on CPUs
-with AMX, plain fp32 elsewhere); ``float32`` is ``dtype=torch.float32`` (no autocast); ``bfloat16`` is
-``dtype=torch.bfloat16`` (weights cast to bf16, no autocast). The runs of the dtypes are interleaved
+Dtypes: ``auto`` is ``pipeline("punct-case")`` with no dtype (bf16 weights on CPUs with AMX, the
+checkpoint's dtype elsewhere); ``float32`` is ``dtype=torch.float32``; ``bfloat16`` is
+``dtype=torch.bfloat16``. The runs of the dtypes are interleaved
 (one run of each in turn), so that a change in the machine's load touches them alike.
 
 The transcript is real TED speech (IWSLT dev2010, lowercased and unpunctuated, as ASR output) from
@@ -117,7 +117,6 @@ def main() -> None:
         long_kept, short_kept = unshared(long_runs[name]), unshared(short_runs[name])
         figures["dtypes"][name] = {
             "weights": str(restorer.model.dtype).removeprefix("torch."),
-            "autocast": str(restorer.autocast_dtype).removeprefix("torch.") if restorer.autocast_dtype else None,
             "long_runs_wall_cpu_seconds": long_runs[name],
             "words_per_second": args.long_words / statistics.median(long_kept),
             "long_runs_kept": len([t for t in long_kept if t == t]),
@@ -129,13 +128,13 @@ def main() -> None:
         }
     print(json.dumps(figures, indent=2))
     print(
-        f"\n| dtype | weights | autocast | words/s ({args.long_words:,}-word transcript, batch {args.batch_size}, "
+        f"\n| dtype | weights | words/s ({args.long_words:,}-word transcript, batch {args.batch_size}, "
         f"median of the unshared runs) | {args.paragraph_words}-word paragraph, batch 1 (median of the unshared runs) "
-        "| the same, medians of all runs |\n|---|---|---|---|---|---|"
+        "| the same, medians of all runs |\n|---|---|---|---|---|"
     )
     for name, row in figures["dtypes"].items():
         print(
-            f"| {name} | {row['weights']} | {row['autocast'] or '–'} "
+            f"| {name} | {row['weights']} "
             f"| {row['words_per_second']:,.0f} ({row['long_runs_kept']}/{args.repeats} runs) "
             f"| {row['paragraph_median_ms']:.1f} ms ({row['paragraph_runs_kept']}/{args.latency_repeats}) "
             f"| {row['words_per_second_all_runs']:,.0f} words/s, {row['paragraph_median_ms_all_runs']:.1f} ms |"

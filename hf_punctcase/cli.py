@@ -410,8 +410,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     restore_parser.add_argument(
         "--dtype", choices=DTYPE_CHOICES, default="auto",
-        help="model dtype; auto: the checkpoint's (fp32 for the embedded model), run under bf16 autocast on CPUs "
-        "with AMX (default: %(default)s)",
+        help="model dtype; auto: bf16 on CPUs with bf16 matrix units (AMX), else the checkpoint's "
+        "(default: %(default)s)",
     )
     restore_parser.add_argument(
         "--window-words", type=int, default=DEFAULT_WINDOW_WORDS, help="words per model window (default: %(default)s)"

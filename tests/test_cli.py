@@ -112,9 +112,8 @@ def test_device_dtype_and_window_options(tiny_model_dir, monkeypatch, capsys):
         return _load_restorer(build_parser().parse_args(["restore", "-m", tiny_model_dir, *options]))
 
     auto = restorer()
-    assert auto.device.type == "cpu" and auto.model.dtype == torch.float32
-    assert auto.autocast_dtype == (torch.bfloat16 if native_bf16_cpu() else None)
-    assert restorer("--dtype", "float32").autocast_dtype is None
+    assert auto.device.type == "cpu" and auto.model.dtype == (torch.bfloat16 if native_bf16_cpu() else torch.float32)
+    assert restorer("--dtype", "float32").model.dtype == torch.float32
     assert restorer("--dtype", "bfloat16", "--device", "cpu").model.dtype == torch.bfloat16
     windows = restorer("--window-words", "10", "--context-words", "2")
     assert windows._preprocess_params == {"window_words": 10, "context_words": 2, "progress": False}

@@ -189,37 +189,38 @@ def test_evaluation_passes_window_options_to_the_pipeline(tiny_pipeline):
         restore_references(tiny_pipeline, [reference], window_words=8, context_words=4)
 
 
-# ---- dtype, device and autocast --------------------------------------------------------------
+# ---- dtype and device ------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
-def test_pipeline_in_a_given_dtype(tiny_model_dir, tiny_pipeline, dtype):
-    """``dtype=`` loads the weights in that dtype and turns bf16 autocast off."""
+def test_pipeline_in_a_given_dtype(tiny_model_dir, dtype):
+    """``dtype=`` loads the weights in that dtype; fp32 gives what the model object gives in fp32."""
     restorer = pipeline("punct-case", model=tiny_model_dir, dtype=dtype)
     assert restorer.model.dtype == dtype
-    assert restorer.autocast_dtype is None
     text = random_text(random.Random(4), 300)
     result = restorer(text, window_words=40, context_words=10)
     assert_contract(text, result)
-    if dtype == torch.float32 and tiny_pipeline.autocast_dtype is None:
-        assert result == tiny_pipeline(text, window_words=40, context_words=10)
+    if dtype == torch.float32:
+        model = hf_punctcase.AutoModelForJointTokenClassification.from_pretrained(tiny_model_dir).eval()
+        direct = hf_punctcase.PunctCasePipeline(model=model, tokenizer=restorer.tokenizer)
+        assert result == direct(text, window_words=40, context_words=10)
 
 
-def test_bf16_autocast_as_documented(tiny_model_dir, tiny_pipeline):
-    """No dtype on a CPU: bf16 autocast over fp32 weights exactly where the CPU has AMX."""
-    expected = torch.bfloat16 if native_bf16_cpu() else None
-    assert tiny_pipeline.model.dtype == torch.float32
-    assert tiny_pipeline.autocast_dtype == expected
-    assert pipeline("punct-case", model=tiny_model_dir, device="cpu").autocast_dtype == expected
-    direct = hf_punctcase.PunctCasePipeline(model=tiny_pipeline.model, tokenizer=tiny_pipeline.tokenizer)
-    assert direct.autocast_dtype == expected
+def test_default_dtype_as_documented(tiny_model_dir):
+    """No dtype: bf16 weights exactly where the CPU has bf16 matrix units; a model object is used as it is."""
+    expected = torch.bfloat16 if native_bf16_cpu() else torch.float32
+    assert pipeline("punct-case", model=tiny_model_dir).model.dtype == expected
+    assert pipeline("punct-case", model=tiny_model_dir, device="cpu").model.dtype == expected
+    assert hf_punctcase.load_pipeline(tiny_model_dir).model.dtype == expected
+    model = hf_punctcase.AutoModelForJointTokenClassification.from_pretrained(tiny_model_dir)
+    assert pipeline("punct-case", model=model, tokenizer=tiny_model_dir).model.dtype == torch.float32
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 def test_pipeline_on_gpu(tiny_model_dir):
     cpu = pipeline("punct-case", model=tiny_model_dir, dtype=torch.float32)
     gpu = pipeline("punct-case", model=tiny_model_dir, dtype=torch.float32, device=0)
-    assert gpu.model.device.type == "cuda" and gpu.autocast_dtype is None
+    assert gpu.model.device.type == "cuda"
     text = random_text(random.Random(5), 500)
     on_gpu, on_cpu = gpu(text, batch_size=4), cpu(text, batch_size=4)
     assert_contract(text, on_gpu)

@@ -11,7 +11,6 @@ word up to case plus trailing punctuation.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
 from collections.abc import Sequence
@@ -31,7 +30,7 @@ from ..restoration import (
     split_words,
     word_probabilities,
 )
-from .backends import TorchBackend, native_bf16_cpu
+from .backends import TorchBackend
 
 DEFAULT_WINDOW_WORDS = 200
 DEFAULT_CONTEXT_WORDS = 50
@@ -62,14 +61,13 @@ class PunctCasePipeline(ChunkPipeline):
         progress (`bool`, *optional*): show a tqdm bar (over transcripts for a list, over windows for
             one long transcript); default: when stderr is a terminal and there are more than 20 of them.
 
-    On a CPU with bf16 matrix units (AMX) the model runs under bf16 autocast unless a ``dtype`` was
-    given to ``pipeline()``: the same dev F1 at 2.3× the words/s of fp32 on long input, but a 40-word
-    paragraph takes 15% longer than in fp32. ``dtype=torch.bfloat16`` (weights cast once, no
-    autocast) is faster than both (docs/benchmarks.md). On a GPU the model runs in the dtype given.
+    The model runs in the dtype it has. ``pipeline("punct-case", model=...)`` without a ``dtype`` loads
+    it in bf16 on a CPU with bf16 matrix units (AMX; :func:`~hf_punctcase.pipelines.native_bf16_cpu`):
+    the same dev F1 at 2.7× the words/s of fp32 (docs/benchmarks.md); elsewhere in the checkpoint's
+    dtype. A model object passed in is used as it is.
     """
 
     def __init__(self, *args, **kwargs):
-        requested_dtype = kwargs.get("dtype", "auto")
         super().__init__(*args, **kwargs)
         if self._batch_size is None:
             self._batch_size = 16  # windows of one long input are batched too
@@ -80,14 +78,6 @@ class PunctCasePipeline(ChunkPipeline):
             self.model.config.max_position_embeddings,
             self.tokenizer.model_max_length if self.tokenizer.model_max_length < 100_000 else 512,
         )
-        self.autocast_dtype = None
-        if (
-            requested_dtype in (None, "auto")
-            and self.device.type == "cpu"
-            and self.model.dtype == torch.float32
-            and native_bf16_cpu()
-        ):
-            self.autocast_dtype = torch.bfloat16
 
     def save_pretrained(self, save_directory, **kwargs):
         """Save the model (with the code that loads it and this pipeline without the plugin) and the
@@ -206,11 +196,7 @@ class PunctCasePipeline(ChunkPipeline):
         core_positions = model_inputs["core_positions"]
         if isinstance(core_positions, np.ndarray):  # one unbatched item
             core_positions = [core_positions]
-        autocast = (
-            torch.autocast("cpu", dtype=self.autocast_dtype) if self.autocast_dtype else contextlib.nullcontext()
-        )
-        with autocast:
-            probs = self.backend(model_inputs["input_ids"], model_inputs["attention_mask"])
+        probs = self.backend(model_inputs["input_ids"], model_inputs["attention_mask"])
         # Keep only the rows of the words each window answers for: memory stays bounded by the
         # window batch, whatever the input's length.
         return {
