@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from transformers import pipeline
 
 import hf_punctcase
-from hf_punctcase.labels import split_trailing_marks
+from hf_punctcase.labels import LABELLED_MARKS, split_trailing_marks
 from hf_punctcase.pipelines import native_bf16_cpu
 from hf_punctcase.restoration import capitalisable, consistent_labels, decode, is_opaque, plan_windows, split_words
 
@@ -16,8 +16,9 @@ from conftest import VOCABULARY, random_text
 
 
 def assert_contract(inputs: str, result: dict) -> None:
-    """One output token per input word, in order: the word (its trailing marks replaced by the
-    predicted one) up to case, or the word itself for tokens passed through."""
+    """One output token per input word, in order: the word up to case, its trailing marks replaced by
+    at most one predicted mark while closing quotes and brackets stay in order; or the word itself
+    for tokens passed through."""
     words = inputs.split()
     tokens = result["text"].split(" ") if result["text"] else []
     assert len(tokens) == len(words) == len(result["words"])
@@ -25,8 +26,21 @@ def assert_contract(inputs: str, result: dict) -> None:
         assert token == entry["word"]
         if token == word:
             continue
-        core = split_trailing_marks(word)[0] or word
-        assert token.lower() in {core.lower() + mark for mark in ("", ".", ",", "?")}, (word, token)
+        core, trail = split_trailing_marks(word)
+        core, trail = (core, trail) if core else (word, "")
+        rest = token[len(core) :]
+        assert token[: len(core)].lower() == core.lower(), (word, token)
+        kept = [ch for ch in rest if ch not in LABELLED_MARKS]
+        assert kept == [ch for ch in trail if ch not in LABELLED_MARKS], (word, token)
+        assert sum(ch in LABELLED_MARKS for ch in rest) <= 1, (word, token)
+
+
+def test_closing_quotes_and_brackets_are_kept(tiny_pipeline):
+    text = 'so (what) are "you" doing [now]'
+    result = tiny_pipeline(text)
+    assert_contract(text, result)
+    tokens = result["text"].split()
+    assert tokens[1].rstrip(".,?").endswith(")") and tokens[3].rstrip(".,?").endswith('"')
 
 
 def test_registered_task_and_auto_class(tiny_model_dir):
