@@ -2,11 +2,11 @@
 """A markdown table of finetuning runs from their training_summary.json files, or of dev benchmarks.
 
     python benchmarks/ablation_table.py "6 layers=runs/ablations/swda_6l/final" "3 layers=runs/ablations/swda_3l/final"
-    python benchmarks/ablation_table.py "default=default.json" "student=student.json"   # benchmarks/evaluate.py --json
+    python benchmarks/ablation_table.py "default=default.json" "student=student.json"   # benchmarks/dev_eval.py --json
 
 Each row: the dev figures that recipes/finetune.py measured through pipeline("punct-case") on its
 dev corpora (punctuation overall F1, casing overall F1 where the corpus has casing), with the
-training steps and wall time the run recorded. Given the JSON reports of benchmarks/evaluate.py instead,
+training steps and wall time the run recorded. Given the JSON reports of benchmarks/dev_eval.py instead,
 each row holds every dev set of the benchmark (punctuation and casing overall F1).
 """
 
