@@ -22,14 +22,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import time
 from pathlib import Path
 
 import torch
 
 import hf_punctcase
 from hf_punctcase.data import data_dir
-from hf_punctcase.evaluation import ASR_DEV_SETS, DEV_SETS, available, restore_references
+from hf_punctcase.evaluation import ASR_DEV_SETS, DEV_SETS, available, restore_references, score_asr_pairs
 from hf_punctcase.labels import case_label_of
 from hf_punctcase.metrics import PunctCase
 
@@ -128,16 +127,8 @@ def main() -> None:
             print(f"{asr_set.name}: files absent under {root}, skipped", flush=True)
             continue
         pairs = asr_set.load(root, scheme)
+        scores, seconds = score_asr_pairs(restorer, pairs, args.batch_size, **call_kwargs)
         hypotheses = [words for words, _ in pairs]
-        start = time.perf_counter()
-        results = restorer(hypotheses, is_split_into_words=True, batch_size=args.batch_size, **call_kwargs)
-        seconds = time.perf_counter() - start
-        scores = PunctCase().compute(
-            predictions=[[w["punctuation"] for w in r["words"]] for r in results],
-            references=[ref.punct for _, ref in pairs],
-            prediction_words=hypotheses,
-            reference_words=[ref.words for _, ref in pairs],
-        )
         words = sum(len(h) for h in hypotheses)
         report[asr_set.name] = {"words": words, "words_per_second": words / seconds, "punctuation": scores}
         print(f"{asr_set.name}: {words:,} words, punctuation F1 {100 * scores['overall_f1']:.1f}", flush=True)

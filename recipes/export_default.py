@@ -18,7 +18,6 @@ import argparse
 import json
 import shutil
 import tempfile
-import time
 from pathlib import Path
 
 import torch
@@ -27,9 +26,7 @@ from transformers import AutoTokenizer
 
 import hf_punctcase
 from hf_punctcase.data import data_dir
-from hf_punctcase.evaluation import ASR_DEV_SETS, DEV_SETS, AsrDevSet, DevSet, available, restore_references, score_labels
-from hf_punctcase.evaluation.scoring import flatten_scores
-from hf_punctcase.metrics import PunctCase
+from hf_punctcase.evaluation import ASR_DEV_SETS, DEV_SETS, DevSet, available, evaluate_asr_set, evaluate_dev_set
 from hf_punctcase.model_card import EMBEDDED_DEFAULT_ID, DevSetEvaluation, card_data_for_checkpoint, render_model_card
 
 REPO = Path(__file__).resolve().parents[1]
@@ -61,44 +58,6 @@ def export_fp16(checkpoint: Path, target: Path, encoder_name: str | None = None)
         if target.exists():
             shutil.rmtree(target)
         shutil.copytree(tmp, target)
-
-
-def evaluate_dev_set(restorer, dev_set: DevSet, root: Path, batch_size: int) -> dict[str, float]:
-    """Scores of one dev set as model cards read them (punct_* and, where the set has casing, case_*), with
-    ``words`` and ``words_per_second``. A reference label of None (one a source could not give) is left out."""
-    references = dev_set.load(root, restorer.scheme)
-    predictions, seconds = restore_references(restorer, references, batch_size)
-    pairs: dict[str, tuple[list[str], list[str]]] = {"punct": ([], []), "case": ([], [])}
-    for ref, predicted in zip(references, predictions):
-        for key, output in (("punct", "punctuation"), ("case", "casing")):
-            for label, word in zip(getattr(ref, key), predicted):
-                if label is not None:
-                    pairs[key][0].append(label)
-                    pairs[key][1].append(word[output])
-    casing = pairs["case"] if dev_set.has_casing else (None, None)
-    scores = score_labels(restorer.scheme, *pairs["punct"], *casing)
-    scores["words"] = sum(len(ref) for ref in references)
-    scores["words_per_second"] = scores["words"] / seconds
-    return scores
-
-
-def evaluate_asr_set(restorer, asr_set: AsrDevSet, root: Path, batch_size: int) -> dict[str, float]:
-    """Punctuation scores of ASR output against the human transcript, aligned word by word."""
-    pairs = asr_set.load(root, restorer.scheme)
-    hypotheses = [words for words, _ in pairs]
-    start = time.perf_counter()
-    results = restorer(hypotheses, is_split_into_words=True, batch_size=batch_size)
-    seconds = time.perf_counter() - start
-    scores = PunctCase().compute(
-        predictions=[[w["punctuation"] for w in r["words"]] for r in results],
-        references=[ref.punct for _, ref in pairs],
-        prediction_words=hypotheses,
-        reference_words=[ref.words for _, ref in pairs],
-    )
-    flat = flatten_scores(scores, "punct")
-    flat["words"] = sum(len(words) for words in hypotheses)
-    flat["words_per_second"] = flat["words"] / seconds
-    return flat
 
 
 def evaluate_all(restorer, root: Path, batch_size: int) -> list[DevSetEvaluation]:

@@ -3,10 +3,13 @@
 from .dev_sets import ASR_DEV_SETS, DEV_SETS, AsrDevSet, DevSet, available
 from .scoring import (
     compute_metrics_for,
+    evaluate_asr_set,
     evaluate_dataset,
+    evaluate_dev_set,
     evaluate_pipeline,
     flatten_scores,
     restore_references,
+    score_asr_pairs,
     score_labels,
 )
 
@@ -17,9 +20,12 @@ __all__ = [
     "DevSet",
     "available",
     "compute_metrics_for",
+    "evaluate_asr_set",
     "evaluate_dataset",
+    "evaluate_dev_set",
     "evaluate_pipeline",
     "flatten_scores",
     "restore_references",
+    "score_asr_pairs",
     "score_labels",
 ]

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 
-from ..labels import LabeledWords, LabelScheme
+from ..labels import IGNORE_INDEX, LabeledWords, LabelScheme
 from ..metrics import PunctCase
-from ..labels import IGNORE_INDEX
+from .dev_sets import AsrDevSet, DevSet
 
 
 def flatten_scores(scores: dict, prefix: str) -> dict[str, float]:
@@ -144,3 +145,52 @@ def evaluate_dataset(restorer, dataset, batch_size: int = 16) -> dict[str, float
         reference.punct += [punct_names[label] if label >= 0 else None for label in row["punct"]]
         reference.case += [case_names[label] if label >= 0 else None for label in row["case"]]
     return _score_references(restorer, references, batch_size)
+
+
+def evaluate_dev_set(restorer, dev_set: DevSet, root: Path, batch_size: int = 16, **pipeline_kwargs) -> dict[str, float]:
+    """Scores of one dev set as model cards read them (punct_* and, where the set has casing, case_*), with
+    ``words`` and ``words_per_second``. A reference label of None (one a source could not give) is left out."""
+    references = dev_set.load(root, restorer.scheme)
+    predictions, seconds = restore_references(restorer, references, batch_size, **pipeline_kwargs)
+    pairs: dict[str, tuple[list[str], list[str]]] = {"punct": ([], []), "case": ([], [])}
+    for ref, predicted in zip(references, predictions):
+        for key, output in (("punct", "punctuation"), ("case", "casing")):
+            for label, word in zip(getattr(ref, key), predicted):
+                if label is not None:
+                    pairs[key][0].append(label)
+                    pairs[key][1].append(word[output])
+    casing = pairs["case"] if dev_set.has_casing else (None, None)
+    scores = score_labels(restorer.scheme, *pairs["punct"], *casing)
+    scores["words"] = sum(len(ref) for ref in references)
+    scores["words_per_second"] = scores["words"] / seconds
+    return scores
+
+
+def score_asr_pairs(
+    restorer, pairs: Sequence[tuple[list[str], LabeledWords]], batch_size: int = 16, **pipeline_kwargs
+) -> tuple[dict, float]:
+    """Restore ASR hypotheses (``(words, human reference)`` pairs) and score their punctuation against
+    the human transcripts, aligned word by word (``PunctCase`` with words). Returns the metric's scores
+    and the seconds the pipeline took."""
+    hypotheses = [words for words, _ in pairs]
+    start = time.perf_counter()
+    results = restorer(hypotheses, is_split_into_words=True, batch_size=batch_size, **pipeline_kwargs)
+    seconds = time.perf_counter() - start
+    scores = PunctCase().compute(
+        predictions=[[w["punctuation"] for w in r["words"]] for r in results],
+        references=[ref.punct for _, ref in pairs],
+        prediction_words=hypotheses,
+        reference_words=[ref.words for _, ref in pairs],
+    )
+    return scores, seconds
+
+
+def evaluate_asr_set(restorer, asr_set: AsrDevSet, root: Path, batch_size: int = 16, **pipeline_kwargs) -> dict[str, float]:
+    """Punctuation scores of an ASR dev set against its human transcripts (``punct_*``, ``words``,
+    ``words_per_second``)."""
+    pairs = asr_set.load(root, restorer.scheme)
+    scores, seconds = score_asr_pairs(restorer, pairs, batch_size, **pipeline_kwargs)
+    flat = flatten_scores(scores, "punct")
+    flat["words"] = sum(len(words) for words, _ in pairs)
+    flat["words_per_second"] = flat["words"] / seconds
+    return flat
