@@ -73,7 +73,8 @@ def tiny_model_dir(tmp_path_factory, tiny_model, tiny_tokenizer) -> str:
 
 @pytest.fixture(scope="session")
 def tiny_pipeline(tiny_model_dir):
-    return hf_punctcase.load_pipeline(tiny_model_dir)
+    # fp32 whatever the CPU: tests compare it with pipelines built elsewhere (a subprocess, the Hub)
+    return hf_punctcase.load_pipeline(tiny_model_dir, dtype=torch.float32)
 
 
 @pytest.fixture(scope="session")
