@@ -1,4 +1,4 @@
-"""Command line: ``hf-punctcase restore``, ``stats``, ``push`` and ``card``.
+"""Command line: ``hf-punctcase restore``, ``subtitles``, ``stats``, ``push`` and ``card``.
 
 ``restore`` reads a TEXT argument, ``--input FILE`` or stdin, one transcript a line, and writes one
 line per input line. Text in and out is UTF-8 (a byte-order mark at the start of the input is
@@ -18,6 +18,10 @@ restored before a fault found later in streamed input (stdin, a pipe) have alrea
 
 Code from a model folder runs only with ``--trust-remote-code``; nothing ever prompts, and stdin is
 read for transcripts only.
+
+``subtitles`` reads one JSON file of timed words (Whisper's, with word timestamps; or a list of
+``{"word", "start", "end"}``), restores it and writes SRT or WebVTT cues
+(:mod:`hf_punctcase.subtitles`), with the same faults, output file handling and exit code.
 """
 
 from __future__ import annotations
@@ -308,6 +312,66 @@ def restore(args) -> int:
     return 0
 
 
+# ---- subtitles --------------------------------------------------------------------------------
+
+
+def _read_json(path: str):
+    """The parsed JSON of ``path`` ('-': stdin); a fault names the path and the position of a syntax error."""
+    name = "stdin" if path == "-" else f"input {path}"
+    try:
+        if path == "-":
+            stream = sys.stdin
+            if stream is None or getattr(stream, "closed", False):
+                raise Fault("stdin is closed: give an INPUT file")
+            raw = stream.buffer.read() if getattr(stream, "buffer", None) is not None else stream.read()
+        else:
+            if os.path.isdir(path):
+                raise Fault(f"{name} is a folder, not a file")
+            with open(path, "rb") as handle:
+                raw = handle.read()
+    except FileNotFoundError:
+        raise Fault(f"{name} does not exist") from None
+    except OSError as error:
+        raise Fault(f"{name} cannot be read ({error.strerror})") from None
+    if isinstance(raw, bytes):
+        try:
+            raw = raw.decode("utf-8-sig")
+        except UnicodeDecodeError as error:
+            raise Fault(f"{name} is not valid UTF-8 (byte 0x{raw[error.start]:02x} at byte {error.start + 1})") from None
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError as error:
+        raise Fault(f"{name} is not valid JSON (line {error.lineno}, column {error.colno}: {error.msg})") from None
+
+
+def subtitles(args) -> int:
+    from .subtitles import check_writers, restore_cues, whisper_words, write
+
+    fmt = args.format
+    if fmt is None:
+        suffix = Path(args.output).suffix.lower().lstrip(".") if args.output not in (None, "-") else ""
+        fmt = suffix if suffix in ("srt", "vtt") else "srt"
+    try:
+        check_writers(fmt)
+    except ImportError as error:
+        raise Fault(error) from None
+    data = _read_json(args.input)
+    name = "stdin" if args.input == "-" else f"input {args.input}"
+    try:
+        words = whisper_words(data)
+    except ValueError as error:
+        raise Fault(f"{name}: {error}") from None
+    with _output(args.output if args.output not in (None, "-") else None) as out:
+        restorer = _load_restorer(args)
+        _, cues = restore_cues(
+            restorer, words, keep_punctuation=args.keep_punctuation, max_chars=args.max_chars,
+            max_seconds=args.max_seconds, pause=args.pause, batch_size=args.batch_size,
+        )
+        out.write(write(cues, fmt))
+        out.flush()
+    return 0
+
+
 # ---- stats, push, card ------------------------------------------------------------------------
 
 
@@ -438,6 +502,58 @@ def build_parser() -> argparse.ArgumentParser:
         help="allow a checkpoint whose model type this library does not know to run its own code (default: refuse)",
     )
     restore_parser.set_defaults(handler=restore)
+    subtitles_parser = commands.add_parser(
+        "subtitles",
+        help="restore timed words (Whisper JSON) into SRT or WebVTT subtitles",
+        description=(
+            "Restore punctuation and casing in timed words and write subtitles. INPUT is Whisper's JSON with "
+            "word timestamps ({\"segments\": [{\"words\": [{\"word\", \"start\", \"end\"}, ...]}, ...]}) or a "
+            "JSON list of such words. Whisper's own marks and capitals are replaced by restored ones "
+            "(--keep-punctuation keeps its marks). Cues end at sentence ends, and at a comma or a pause where "
+            "a cue would pass --max-chars or --max-seconds."
+        ),
+    )
+    subtitles_parser.add_argument("input", help="JSON file of timed words ('-' for stdin)")
+    subtitles_parser.add_argument(
+        "-o", "--output", help="write here instead of stdout; replaced whole only on success"
+    )
+    subtitles_parser.add_argument(
+        "-f", "--format", choices=("srt", "vtt"),
+        help="subtitle format (default: the output's extension, .srt or .vtt, else srt)",
+    )
+    subtitles_parser.add_argument("--max-chars", type=int, default=42, help="characters per cue (default: %(default)s)")
+    subtitles_parser.add_argument(
+        "--max-seconds", type=float, default=6.0, help="seconds per cue (default: %(default)s)"
+    )
+    subtitles_parser.add_argument(
+        "--pause", type=float, default=0.8,
+        help="a gap between words of at least this many seconds is a place to cut a cue too long (default: %(default)s)",
+    )
+    subtitles_parser.add_argument(
+        "--keep-punctuation", action="store_true",
+        help="keep Whisper's words as written and its marks (default: restore them from scratch)",
+    )
+    subtitles_parser.add_argument(
+        "-m", "--model", default="default",
+        help="checkpoint folder, Hub repo id, or 'default' for the embedded model (default: %(default)s)",
+    )
+    subtitles_parser.add_argument("-b", "--batch-size", type=int, default=16, help="windows per forward pass (default: %(default)s)")
+    subtitles_parser.add_argument(
+        "--device", default="cpu", help="where the model runs: cpu, cuda, cuda:0, mps, ... (default: %(default)s)"
+    )
+    subtitles_parser.add_argument("--dtype", choices=DTYPE_CHOICES, default="auto", help="model dtype (default: %(default)s)")
+    subtitles_parser.add_argument(
+        "--window-words", type=int, default=DEFAULT_WINDOW_WORDS, help="words per model window (default: %(default)s)"
+    )
+    subtitles_parser.add_argument(
+        "--context-words", type=int, default=DEFAULT_CONTEXT_WORDS,
+        help="words of context on each side of a window's core (default: %(default)s)",
+    )
+    subtitles_parser.add_argument(
+        "--trust-remote-code", action="store_true",
+        help="allow a checkpoint whose model type this library does not know to run its own code (default: refuse)",
+    )
+    subtitles_parser.set_defaults(handler=subtitles)
     stats_parser = commands.add_parser(
         "stats", help="words and label counts per corpus and split", description="Words and label counts per corpus and split."
     )
@@ -482,6 +598,19 @@ def main(argv: list[str] | None = None) -> int:
             parser.error("give a TEXT argument or --input, not both")
         if args.batch_size < 1:
             parser.error("--batch-size must be ≥ 1")
+        try:
+            check_window_sizes(args.window_words, args.context_words)
+        except (TypeError, ValueError) as error:
+            return _error(f"--window-words {args.window_words} / --context-words {args.context_words}: {error}")
+    if args.command == "subtitles":
+        if args.batch_size < 1:
+            parser.error("--batch-size must be ≥ 1")
+        if args.max_chars < 1:
+            parser.error("--max-chars must be ≥ 1")
+        if not args.max_seconds > 0:
+            parser.error("--max-seconds must be > 0")
+        if not args.pause >= 0:
+            parser.error("--pause must be ≥ 0")
         try:
             check_window_sizes(args.window_words, args.context_words)
         except (TypeError, ValueError) as error:

@@ -27,13 +27,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .labels import LABELLED_MARKS, LabelScheme, apply_case, is_latin_letter, split_trailing_marks
+from .labels import LABELLED_MARKS, LabelScheme, apply_case, case_label_of, is_latin_letter, split_trailing_marks
 from .tokenization import first_subword_positions, model_words, tokenize_words
 
 #: Words longer than this are passed through untouched and shown to the model as one unknown token.
 MAX_WORD_CHARS = 100
 #: The task heads whose probabilities restoration reads, by the name a backend gives them.
 PUNCTUATION, CASING = "punct", "case"
+#: Every task restoration may restore (``decode``'s ``tasks``): punctuation, casing.
+TASKS = (PUNCTUATION, CASING)
 
 
 @dataclass(frozen=True, eq=False)
@@ -210,6 +212,7 @@ def decode(
     lexicon: dict[str, str] | None = None,
     keep_punctuation: bool = False,
     consistent_casing: bool = True,
+    tasks: Sequence[str] = TASKS,
 ) -> dict:
     """Per-word probabilities (``probs[task]``: one row per word) → labels → the restored text.
 
@@ -221,43 +224,93 @@ def decode(
     Returns ``{"text": ..., "words": [{"word", "punctuation", "casing", "punct_score", "case_score"}]}``
     (the scores are the probabilities of the labels given); ``text.split()`` has one token per input
     word, each the input word up to case plus a trailing mark.
+
+    ``tasks`` names what is restored (:func:`check_tasks`): ``("punct", "case")``, both (the default);
+    ``("punct",)``: the casing of every word stays as written (its ``casing`` is the written word's
+    class) and each mark is the punctuation head's argmax (``consistent_casing`` decides marks and
+    capitals together, so it has nothing to decide with the capitals fixed); ``("case",)``: the
+    marks of every word stay as written, none added (as ``keep_punctuation`` does for the words that
+    have marks), and casing is predicted, a capital following every sentence end written in the
+    input when ``consistent_casing``. With ``("punct",)``, ``keep_punctuation`` keeps the marks
+    written and predicts the others. The heads' scores stay the probabilities they give the labels
+    reported, also for labels kept as written (0 for a casing class the scheme lacks); a head whose
+    task is not restored may be missing from ``probs``.
     """
-    punct, case = probs[PUNCTUATION], probs[CASING]
+    tasks = check_tasks(tasks)
+    predict_punct, predict_case = PUNCTUATION in tasks, CASING in tasks
+    punct = probs[PUNCTUATION] if predict_punct or PUNCTUATION in probs else _certain(len(words), scheme.punct_labels)
+    case = probs[CASING] if predict_case or CASING in probs else _certain(len(words), scheme.case_labels)
     if not len(punct) == len(case) == len(words):
         raise RuntimeError(f"internal error: {len(punct)} predictions for {len(words)} words")
     opaque = [is_opaque(word) for word in words.words]
-    if consistent_casing:
+    # Marks kept as written: the words' own with keep_punctuation, every word's (none included) when
+    # punctuation is not restored.
+    kept = [not predict_punct or (keep_punctuation and bool(mark)) for mark in words.marks]
+    if consistent_casing and predict_case:
         # Words passed through have no mark; kept marks are the words' own.
         fixed = [
-            "O" if dark else scheme.label_of_marks(mark) if keep_punctuation and mark else None
-            for mark, dark in zip(words.marks, opaque)
+            "O" if dark else scheme.label_of_marks(mark) if keep else None
+            for mark, dark, keep in zip(words.marks, opaque, kept)
         ]
         punct_ids, case_ids = consistent_labels(punct, case, scheme, capitalisable(words.words, opaque), fixed)
     else:
         punct_ids, case_ids = punct.argmax(-1), case.argmax(-1)
+        if not predict_punct:
+            punct_ids = np.array([scheme.punct_labels.index(scheme.label_of_marks(mark)) for mark in words.marks], dtype=np.int64)
     restored = []
     for i, word in enumerate(words.words):
         mark = words.marks[i]
         punct_label = scheme.punct_labels[punct_ids[i]]
         case_label = scheme.case_labels[case_ids[i]]
+        case_score = float(case[i, case_ids[i]])
         if opaque[i]:
-            text = word + (mark if keep_punctuation else restored_trail(mark, ""))
+            cased = word
+        elif predict_case:
+            cased = apply_case(word, case_label, lexicon)
+        else:
+            cased, case_label = word, case_label_of(word)
+            known = case_label in scheme.case_labels
+            case_score = float(case[i, scheme.case_labels.index(case_label)]) if known else 0.0
+        if opaque[i]:
+            text = word + (mark if keep_punctuation or not predict_punct else restored_trail(mark, ""))
             punct_label, case_label = "O", "LOWER"
-        elif keep_punctuation and mark:
-            text = apply_case(word, case_label, lexicon) + mark
+        elif kept[i]:
+            text = cased + mark
             punct_label = scheme.label_of_marks(mark)
         else:
-            text = apply_case(word, case_label, lexicon) + restored_trail(mark, scheme.mark_of(punct_label))
+            text = cased + restored_trail(mark, scheme.mark_of(punct_label))
         restored.append(
             {
                 "word": text,
                 "punctuation": punct_label,
                 "casing": case_label,
                 "punct_score": float(punct[i, punct_ids[i]]),
-                "case_score": float(case[i, case_ids[i]]),
+                "case_score": case_score,
             }
         )
     return {"text": " ".join(w["word"] for w in restored), "words": restored}
+
+
+def _certain(num_words: int, labels: Sequence[str]) -> np.ndarray:
+    """Stand-in probabilities of a head whose task is not restored: certainty on class 0."""
+    rows = np.zeros((num_words, len(labels)), dtype=np.float32)
+    rows[:, 0] = 1.0
+    return rows
+
+
+def check_tasks(tasks: str | Sequence[str]) -> tuple[str, ...]:
+    """The tasks to restore, checked, in the order ``("punct", "case")``: a non-empty subset of
+    :data:`TASKS` (one name alone may be given as a string)."""
+    if isinstance(tasks, str):
+        tasks = (tasks,)
+    try:
+        given = tuple(tasks)
+    except TypeError:
+        raise TypeError(f"tasks must be a tuple of task names {TASKS}, got {type(tasks).__name__}") from None
+    unknown = [task for task in given if task not in TASKS]
+    if unknown or not given:
+        raise ValueError(f"tasks must be a non-empty subset of {TASKS}, got {given!r}")
+    return tuple(task for task in TASKS if task in given)
 
 
 def capitalisable(words: Sequence[str], opaque: Sequence[bool] | None = None) -> np.ndarray:
@@ -336,6 +389,59 @@ def consistent_labels(
     return punct_ids, case_ids
 
 
+def char_offsets(words: Sequence[dict]) -> list[tuple[int, int]]:
+    """Where each restored word lies in the restored text (the words joined by one space):
+    ``(start_char, end_char)`` with ``text[start_char:end_char] == word["word"]``."""
+    offsets, position = [], 0
+    for entry in words:
+        end = position + len(entry["word"])
+        offsets.append((position, end))
+        position = end + 1
+    return offsets
+
+
+def add_char_offsets(words: Sequence[dict]) -> Sequence[dict]:
+    """Give each restored word entry its ``start_char`` and ``end_char`` (:func:`char_offsets`), in place."""
+    for entry, (start, end) in zip(words, char_offsets(words)):
+        entry["start_char"], entry["end_char"] = start, end
+    return words
+
+
+def is_sentence_end(entry: dict) -> bool:
+    """Whether a restored word ends a sentence: its punctuation label is PERIOD, QUESTION or
+    EXCLAMATION (:data:`SENTENCE_END_LABELS`)."""
+    return entry.get("punctuation") in SENTENCE_END_LABELS
+
+
+def sentences(words: Sequence[dict]) -> list[dict]:
+    """The restored words (``decode``'s ``"words"``) cut into sentences after each sentence end
+    (:func:`is_sentence_end`) and at the end.
+
+    Each sentence is ``{"text", "first_word", "last_word", "start", "end", "start_char", "end_char"}``:
+    its text, the indices of its first and last word (inclusive), the ``start`` of its first word and
+    the ``end`` of its last word where the words carry times (else None) and its character span in
+    the restored text. Every word is in exactly one sentence; no input, no sentences.
+    """
+    offsets = char_offsets(words)
+    result, first = [], 0
+    for i, entry in enumerate(words):
+        if i + 1 < len(words) and not is_sentence_end(entry):
+            continue
+        result.append(
+            {
+                "text": " ".join(w["word"] for w in words[first : i + 1]),
+                "first_word": first,
+                "last_word": i,
+                "start": words[first].get("start"),
+                "end": entry.get("end"),
+                "start_char": offsets[first][0],
+                "end_char": offsets[i][1],
+            }
+        )
+        first = i + 1
+    return result
+
+
 __all__ = [
     "CASING",
     "EncodedWindow",
@@ -344,8 +450,12 @@ __all__ = [
     "NAME_ODDS",
     "PUNCTUATION",
     "SENTENCE_END_LABELS",
+    "TASKS",
     "Window",
+    "add_char_offsets",
     "capitalisable",
+    "char_offsets",
+    "check_tasks",
     "check_window_sizes",
     "consistent_labels",
     "decode",
@@ -353,8 +463,10 @@ __all__ = [
     "encoder_words",
     "has_surrogate",
     "is_opaque",
+    "is_sentence_end",
     "plan_windows",
     "restored_trail",
+    "sentences",
     "split_words",
     "word_probabilities",
 ]

@@ -10,7 +10,7 @@ from transformers import pipeline
 import hf_punctcase
 from hf_punctcase.labels import LABELLED_MARKS, split_trailing_marks
 from hf_punctcase.pipelines import native_bf16_cpu
-from hf_punctcase.restoration import capitalisable, consistent_labels, decode, is_opaque, plan_windows, split_words
+from hf_punctcase.restoration import add_char_offsets, capitalisable, consistent_labels, decode, is_opaque, plan_windows, split_words
 
 from conftest import VOCABULARY, random_text
 
@@ -52,7 +52,7 @@ def test_single_and_batch(tiny_pipeline):
     text = "so what are the risks i am not technical"
     result = tiny_pipeline(text)
     assert set(result) == {"text", "words"}
-    assert set(result["words"][0]) == {"word", "punctuation", "casing", "punct_score", "case_score"}
+    assert set(result["words"][0]) == {"word", "punctuation", "casing", "punct_score", "case_score", "start_char", "end_char"}
     assert_contract(text, result)
     results = tiny_pipeline([text, "the doctor asked", text], batch_size=2)
     assert [r["text"] for r in results] == [result["text"], tiny_pipeline("the doctor asked")["text"], result["text"]]
@@ -391,7 +391,11 @@ def test_pipeline_consistent_casing_option_and_probabilities(tiny_pipeline):
     labels = tiny_pipeline.scheme.punct_labels
     assert [w["punctuation"] for w in argmax["words"]] == [labels[i] for i in probs["punct"].argmax(-1)]
     source = split_words(text.split())
+    # the pipeline adds each word's character offsets after decoding
     decoded = decode(source, probs, tiny_pipeline.scheme, tiny_pipeline.lexicon)
+    add_char_offsets(decoded["words"])
     assert decoded == {key: default[key] for key in ("text", "words")}
-    assert decode(source, probs, tiny_pipeline.scheme, tiny_pipeline.lexicon, consistent_casing=False) == argmax
+    argmax_decoded = decode(source, probs, tiny_pipeline.scheme, tiny_pipeline.lexicon, consistent_casing=False)
+    add_char_offsets(argmax_decoded["words"])
+    assert argmax_decoded == argmax
     assert_contract(text, default)

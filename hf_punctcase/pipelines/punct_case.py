@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 import torch
@@ -21,12 +22,16 @@ from transformers.pipelines.base import ChunkPipeline
 
 from ..labels import LabelScheme
 from ..restoration import (
+    TASKS,
     InputWords,
+    add_char_offsets,
+    check_tasks,
     check_window_sizes,
     decode,
     encode_windows,
     encoder_words,
     plan_windows,
+    sentences,
     split_words,
     word_probabilities,
 )
@@ -41,8 +46,16 @@ class PunctCasePipeline(ChunkPipeline):
 
     Call with a string, a list of strings, or (with ``is_split_into_words=True``) a list of words or a
     list of such lists. Each result is a dict with ``"text"`` (the restored string) and ``"words"``:
-    one entry per input word with the restored ``word``, its ``punctuation`` and ``casing`` labels and
-    their ``punct_score`` / ``case_score``.
+    one entry per input word with the restored ``word``, its ``punctuation`` and ``casing`` labels,
+    their ``punct_score`` / ``case_score``, and ``start_char`` / ``end_char``, where the word lies in
+    ``"text"`` (``text[start_char:end_char] == word``).
+
+    With ``is_split_into_words=True`` the words may also be dicts, as speech recognisers give timed
+    words: ``{"word": " Hello", "start": 0.0, "end": 0.4, ...}`` (a list of such dicts is one
+    transcript; a list of lists, a batch). ``"word"`` is the word (whitespace around it is dropped,
+    none may be inside); every other field (``start``, ``end``, ``probability``, ...) is carried to
+    the word's output entry as it is, in its order, after the fields above (a field named as one of
+    them is replaced by the restored value).
 
     Args (at construction or call time):
         window_words (`int`, defaults to 200): words per model window.
@@ -56,6 +69,16 @@ class PunctCasePipeline(ChunkPipeline):
         return_probabilities (`bool`, defaults to `False`): also return ``"probabilities"``, the
             per-word probabilities of each task (``{"punct": array (words, labels), "case": ...}``)
             that the labels were decided from.
+        return_sentences (`bool`, defaults to `False`): also return ``"sentences"``, the restored text
+            cut after each sentence end (PERIOD, QUESTION, EXCLAMATION) and at the end: a list of
+            ``{"text", "first_word", "last_word", "start", "end", "start_char", "end_char"}`` (word
+            indices inclusive; ``start``/``end``: the times of the first and last word where the input
+            words carry them, else None; :func:`~hf_punctcase.restoration.sentences`).
+        tasks (`tuple`, defaults to `("punct", "case")`): what to restore. ``("punct",)``: predict
+            punctuation only, every word keeps its casing as written; ``("case",)``: predict casing
+            only, every word keeps its marks as written and none are added. ``keep_punctuation``
+            with ``("punct",)`` keeps written marks and predicts the others; with ``("case",)`` it
+            changes nothing (:func:`~hf_punctcase.restoration.decode`).
         is_split_into_words (`bool`, defaults to `False`): the input is already split into words (a
             list of words is one transcript; a list of lists is a batch).
         progress (`bool`, *optional*): show a tqdm bar (over transcripts for a list, over windows for
@@ -96,6 +119,8 @@ class PunctCasePipeline(ChunkPipeline):
         progress: bool | None = None,
         consistent_casing: bool | None = None,
         return_probabilities: bool | None = None,
+        return_sentences: bool | None = None,
+        tasks: Sequence[str] | None = None,
         **kwargs,
     ):
         if kwargs:
@@ -117,9 +142,12 @@ class PunctCasePipeline(ChunkPipeline):
             ("keep_punctuation", keep_punctuation),
             ("consistent_casing", consistent_casing),
             ("return_probabilities", return_probabilities),
+            ("return_sentences", return_sentences),
         ):
             if value is not None:
                 postprocess[name] = value
+        if tasks is not None:
+            postprocess["tasks"] = check_tasks(tasks)
         return preprocess, {}, postprocess
 
     def __call__(self, inputs, is_split_into_words: bool = False, **kwargs):
@@ -128,9 +156,15 @@ class PunctCasePipeline(ChunkPipeline):
         if is_split_into_words:
             if _is_word_list(inputs):
                 return super().__call__(_PreSplit(_checked_words(inputs)), **kwargs)
-            if isinstance(inputs, (list, tuple)) and all(_is_word_list(item) for item in inputs):
-                return self._call_many([_PreSplit(_checked_words(item)) for item in inputs], kwargs)
-            raise TypeError("with is_split_into_words=True, pass a list of words (str) or a list of such lists")
+            if _is_timed_list(inputs):
+                return super().__call__(_timed(inputs), **kwargs)
+            if isinstance(inputs, (list, tuple)) and all(_is_word_list(item) or _is_timed_list(item) for item in inputs):
+                return self._call_many(
+                    [_PreSplit(_checked_words(item)) if _is_word_list(item) else _timed(item) for item in inputs], kwargs
+                )
+            raise TypeError(
+                "with is_split_into_words=True, pass a list of words (str, or dicts with a \"word\") or a list of such lists"
+            )
         if isinstance(inputs, str):
             return super().__call__(inputs, **kwargs)
         if isinstance(inputs, (list, tuple)):
@@ -166,6 +200,8 @@ class PunctCasePipeline(ChunkPipeline):
         progress: bool | None = None,
     ):
         source = split_words(text.words if isinstance(text, _PreSplit) else text.split())
+        if isinstance(text, _PreSplit) and text.extras is not None:
+            source = _TimedWords(source.words, source.marks, text.extras)
         words = encoder_words(source, self.model.config.lowercase_input, self.tokenizer.unk_token)
         windows = list(plan_windows(len(source), window_words, context_words))
         show = progress if progress is not None else (len(windows) > 20 and sys.stderr.isatty())
@@ -215,13 +251,22 @@ class PunctCasePipeline(ChunkPipeline):
         keep_punctuation: bool = False,
         consistent_casing: bool = True,
         return_probabilities: bool = False,
+        return_sentences: bool = False,
+        tasks: Sequence[str] = TASKS,
     ):
         source = model_outputs[-1]["source"]
         if isinstance(source, list):  # batch_size=1 keeps the collated list of one
             source = source[0]
         windows = [window for output in model_outputs for window in _unbatched(output["probs"])]
         probs = {task: np.concatenate([window[task] for window in windows])[: len(source)] for task in windows[0]}
-        result = decode(source, probs, self.scheme, self.lexicon, keep_punctuation, consistent_casing)
+        result = decode(source, probs, self.scheme, self.lexicon, keep_punctuation, consistent_casing, tasks)
+        add_char_offsets(result["words"])
+        extras = getattr(source, "extras", None)
+        if extras is not None:
+            for entry, extra in zip(result["words"], extras):
+                entry.update((key, value) for key, value in extra.items() if key not in entry)
+        if return_sentences:
+            result["sentences"] = sentences(result["words"])
         if return_probabilities:
             result["probabilities"] = probs
         return result
@@ -229,12 +274,37 @@ class PunctCasePipeline(ChunkPipeline):
 
 class _PreSplit:
     """A transcript given as words (``is_split_into_words=True``); not a list, so that the pipeline
-    base class does not take it for a batch."""
+    base class does not take it for a batch. ``extras``: for timed words (dicts), each word's fields
+    other than ``"word"``."""
 
-    __slots__ = ("words",)
+    __slots__ = ("words", "extras")
 
-    def __init__(self, words: list[str]):
+    def __init__(self, words: list[str], extras: list[dict] | None = None):
         self.words = words
+        self.extras = extras
+
+
+@dataclass(frozen=True, eq=False)
+class _TimedWords(InputWords):
+    """An input's words with the fields each input word dict carried besides ``"word"``."""
+
+    extras: list = field(default_factory=list)
+
+
+def _is_timed_list(value) -> bool:
+    return isinstance(value, (list, tuple)) and bool(value) and all(isinstance(word, Mapping) for word in value)
+
+
+def _timed(words: Sequence[Mapping]) -> _PreSplit:
+    """Timed word dicts → their words (checked, whitespace around them dropped) and other fields."""
+    texts, extras = [], []
+    for i, entry in enumerate(words):
+        word = entry.get("word")
+        if not isinstance(word, str):
+            raise TypeError(f"word {i} has no \"word\" string (got {type(word).__name__}): {dict(entry)!r:.200}")
+        texts.append(word.strip())
+        extras.append({key: value for key, value in entry.items() if key != "word"})
+    return _PreSplit(_checked_words(texts), extras)
 
 
 def _is_word_list(value) -> bool:
