@@ -13,6 +13,7 @@ from .models.joint_transformer import (
 )
 from .pipelines import PunctCasePipeline
 from .registry import DEFAULT_MODEL_DIR, TASK, check_model_dir, default_model_path, load_pipeline, register_pipeline
+from .streaming import StreamingRestorer
 
 register()
 register_pipeline()
@@ -28,6 +29,7 @@ __all__ = [
     "LabelScheme",
     "LabeledWords",
     "PunctCasePipeline",
+    "StreamingRestorer",
     "TASK",
     "build_mixed_case_lexicon",
     "check_model_dir",
