@@ -67,8 +67,11 @@ ASR_DEV_SETS: tuple[AsrDevSet, ...] = (
 
 
 def available(dev_set: DevSet | AsrDevSet, data_dir_path: str | os.PathLike | None = None) -> bool:
-    """Whether the data folder holds every file the set needs."""
-    root = data_dir(data_dir_path)
+    """Whether the data folder exists and holds every file the set needs."""
+    try:
+        root = data_dir(data_dir_path)
+    except FileNotFoundError:
+        return False
     return all((root / name).exists() for name in dev_set.files)
 
 
