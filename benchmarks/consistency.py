@@ -43,7 +43,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-import hf_punctcase
+from hf_punctcase.cli import add_model_arguments, load_restorer
 from hf_punctcase.data import data_dir
 from hf_punctcase.evaluation import ASR_DEV_SETS, DEV_SETS, available, score_labels
 from hf_punctcase.labels import LabelScheme
@@ -62,7 +62,6 @@ from hf_punctcase.restoration import (
 
 FREE_START = ", first word argmax"
 ENDS_AT_ONE = "marks at odds 1, capitals inside at odds"
-DTYPES = {"auto": "auto", "float32": torch.float32, "bfloat16": torch.bfloat16}
 
 
 class Document:
@@ -168,12 +167,8 @@ def bootstrap_delta(
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--model", default="default", help="checkpoint folder, or 'default' for the embedded model")
+    add_model_arguments(parser)
     parser.add_argument("--data-dir", default=None)
-    parser.add_argument("--batch-size", type=int, default=16)
-    parser.add_argument("--dtype", choices=sorted(DTYPES), default="auto",
-                        help="the pipeline's dtype; auto: its default (bf16 weights on CPUs with AMX, else the checkpoint's)")
-    parser.add_argument("--device", default=None, help="the pipeline's device (e.g. cuda:0); default: CPU")
     parser.add_argument("--name-odds", type=float, nargs="+", default=[1.0, 1.5, 2.0, 3.0, 4.0, 8.0])
     parser.add_argument("--min-count", type=int, default=20,
                         help="occurrences in the cased references for a type to count as sentence-initial-only")
@@ -183,8 +178,7 @@ def main() -> None:
     parser.add_argument("--json", default=None, help="write every figure here")
     args = parser.parse_args()
 
-    restorer = hf_punctcase.load_pipeline(None if args.model == "default" else args.model,
-                                          dtype=DTYPES[args.dtype], device=args.device)
+    restorer = load_restorer(args)
     scheme, lexicon = restorer.scheme, restorer.lexicon
     root = data_dir(args.data_dir)
     rules = ["argmax", "capital after end"] + [f"joint, name odds {k:g}" for k in args.name_odds]

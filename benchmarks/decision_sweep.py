@@ -24,14 +24,12 @@ import json
 from pathlib import Path
 
 import numpy as np
-import torch
 
-import hf_punctcase
+from hf_punctcase.cli import add_model_arguments, load_restorer
 from hf_punctcase.data import data_dir
 from hf_punctcase.evaluation import DEV_SETS, available
 from hf_punctcase.restoration import CASING, PUNCTUATION
 
-DTYPES = {"auto": "auto", "float32": torch.float32, "bfloat16": torch.bfloat16}
 
 
 def record_probabilities(restorer, references, batch_size: int) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -54,21 +52,15 @@ def micro_f1(gold: np.ndarray, predicted: np.ndarray, negative: int = 0) -> floa
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--model", default="default", help="checkpoint folder, or 'default' for the embedded model")
+    add_model_arguments(parser)
     parser.add_argument("--data-dir", default=None)
-    parser.add_argument("--batch-size", type=int, default=16)
-    parser.add_argument("--dtype", choices=sorted(DTYPES), default="auto",
-                        help="auto: the pipeline's default (bf16 weights on CPUs with AMX, else the checkpoint's)")
-    parser.add_argument("--device", default=None, help="the pipeline's device (cpu, cuda:0, ...); default: CPU")
     parser.add_argument(
         "--bias-grid", type=float, nargs="+", default=[-1.0, -0.75, -0.5, -0.25, 0.0, 0.25, 0.5, 0.75, 1.0]
     )
     parser.add_argument("--json", default=None, help="write every figure here")
     args = parser.parse_args()
 
-    restorer = hf_punctcase.load_pipeline(
-        None if args.model == "default" else args.model, dtype=DTYPES[args.dtype], device=args.device
-    )
+    restorer = load_restorer(args)
     scheme = restorer.scheme
     root = data_dir(args.data_dir)
 

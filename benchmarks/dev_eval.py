@@ -26,13 +26,12 @@ from pathlib import Path
 
 import torch
 
-import hf_punctcase
+from hf_punctcase.cli import add_model_arguments, load_restorer
 from hf_punctcase.data import data_dir
 from hf_punctcase.evaluation import ASR_DEV_SETS, DEV_SETS, available, restore_references, score_asr_pairs
 from hf_punctcase.labels import case_label_of
 from hf_punctcase.metrics import PunctCase
 
-DTYPES = {"auto": "auto", "float32": torch.float32, "bfloat16": torch.bfloat16}
 
 
 def truecase_labels(truecaser, words: list[str]) -> list[str]:
@@ -52,32 +51,18 @@ def scored_pairs(references, predictions, key: str, reference_key: str) -> list[
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--model", default="default", help="checkpoint folder, or 'default' for the embedded model")
+    add_model_arguments(parser)
     parser.add_argument("--data-dir", default=None)
-    parser.add_argument("--batch-size", type=int, default=16)
-    parser.add_argument("--dtype", choices=sorted(DTYPES), default="auto",
-                        help="auto: the pipeline's default (bf16 weights on CPUs with AMX, else the checkpoint's)")
-    parser.add_argument("--device", default=None, help="the pipeline's device (cpu, cuda:0, ...); default: CPU")
     parser.add_argument("--sets", nargs="+", default=None,
                         help="only the dev sets whose name starts with one of these (default: all)")
     parser.add_argument("--argmax", action="store_true",
                         help="each head's argmax (consistent_casing=False) instead of the joint decision")
     parser.add_argument("--no-truecase", action="store_true", help="skip the truecase baseline")
     parser.add_argument("--json", default=None, help="write every score here")
-    parser.add_argument("--window-words", type=int, default=None, help="the pipeline's window_words (default: its own, 200)")
-    parser.add_argument("--context-words", type=int, default=None, help="the pipeline's context_words (default: its own, 50)")
     args = parser.parse_args()
-    call_kwargs = {
-        key: value
-        for key, value in (("window_words", args.window_words), ("context_words", args.context_words))
-        if value is not None
-    }
-    if args.argmax:
-        call_kwargs["consistent_casing"] = False
+    call_kwargs = {"consistent_casing": False} if args.argmax else {}
 
-    restorer = hf_punctcase.load_pipeline(
-        None if args.model == "default" else args.model, dtype=DTYPES[args.dtype], device=args.device
-    )
+    restorer = load_restorer(args)
     scheme = restorer.scheme
     root = data_dir(args.data_dir)
     truecaser = None
@@ -86,16 +71,18 @@ def main() -> None:
 
         truecaser = truecase.get_truecaser()
 
-    def wanted(name: str) -> bool:
-        return args.sets is None or any(name.startswith(prefix) for prefix in args.sets)
+    def chosen(dev_sets):
+        """The sets ``--sets`` names whose files are present (an absent one is said and skipped)."""
+        for dev_set in dev_sets:
+            if args.sets is not None and not any(dev_set.name.startswith(prefix) for prefix in args.sets):
+                continue
+            if available(dev_set, root):
+                yield dev_set
+            else:
+                print(f"{dev_set.name}: files absent under {root}, skipped", flush=True)
 
     report = {}
-    for dev_set in DEV_SETS:
-        if not wanted(dev_set.name):
-            continue
-        if not available(dev_set, root):
-            print(f"{dev_set.name}: files absent under {root}, skipped", flush=True)
-            continue
+    for dev_set in chosen(DEV_SETS):
         references = dev_set.load(root, scheme)
         predictions, seconds = restore_references(restorer, references, args.batch_size, **call_kwargs)
         punct_pairs = scored_pairs(references, predictions, "punctuation", "punct")
@@ -120,12 +107,7 @@ def main() -> None:
         print(f"{dev_set.name}: {words:,} words, punctuation F1 {100 * entry['punctuation']['overall_f1']:.1f}", flush=True)
 
     # Real ASR output against the human transcript, aligned word by word.
-    for asr_set in ASR_DEV_SETS:
-        if not wanted(asr_set.name):
-            continue
-        if not available(asr_set, root):
-            print(f"{asr_set.name}: files absent under {root}, skipped", flush=True)
-            continue
+    for asr_set in chosen(ASR_DEV_SETS):
         pairs = asr_set.load(root, scheme)
         scores, seconds = score_asr_pairs(restorer, pairs, args.batch_size, **call_kwargs)
         hypotheses = [words for words, _ in pairs]

@@ -32,11 +32,11 @@ import time
 import torch
 
 import hf_punctcase
+from hf_punctcase.cli import DTYPE_CHOICES
 from hf_punctcase.data import data_dir, read_iwslt_cased
 from hf_punctcase.labels import LabelScheme
 from hf_punctcase.pipelines import native_bf16_cpu
 
-DTYPES = {"auto": "auto", "float32": torch.float32, "bfloat16": torch.bfloat16}
 
 
 def transcript_words(root) -> list[str]:
@@ -55,7 +55,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--model", default=None, help="checkpoint folder (default: the embedded model)")
     parser.add_argument("--data-dir", default=None)
-    parser.add_argument("--dtypes", nargs="+", choices=sorted(DTYPES), default=["auto"])
+    parser.add_argument("--dtypes", nargs="+", choices=DTYPE_CHOICES, default=["auto"])
     parser.add_argument("--device", default=None, help="the pipeline's device (cpu, cuda:0, ...); default: CPU")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--batch-size", type=int, default=16, help="windows per forward pass for the long transcript")
@@ -76,7 +76,7 @@ def main() -> None:
     paragraph = " ".join(words[1000 : 1000 + args.paragraph_words])
 
     restorers = {
-        name: hf_punctcase.load_pipeline(args.model, dtype=DTYPES[name], device=args.device) for name in args.dtypes
+        name: hf_punctcase.load_pipeline(args.model, dtype=name, device=args.device) for name in args.dtypes
     }
     for restorer in restorers.values():  # warm-up
         restorer(long_text, batch_size=args.batch_size)

@@ -35,6 +35,7 @@ import transformers
 
 import hf_punctcase
 from hf_punctcase import StreamingRestorer
+from hf_punctcase.cli import DTYPE_CHOICES
 from hf_punctcase.data import data_dir
 from hf_punctcase.evaluation import DEV_SETS, restore_references, score_labels
 
@@ -165,7 +166,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--model", default=None, help="checkpoint folder (default: the embedded model)")
     parser.add_argument("--data-dir", default=None)
-    parser.add_argument("--dtype", default="auto", choices=["auto", "float32", "bfloat16"])
+    parser.add_argument("--dtype", default="auto", choices=DTYPE_CHOICES)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--sizes", nargs="+", type=parse_sizes, default=[(40, 10, None)],
                         help="window:context[:right context] (default 40:10, the restorer's defaults)")
@@ -179,8 +180,7 @@ def main() -> None:
     args = parser.parse_args()
 
     torch.set_num_threads(args.threads)
-    dtype = {"auto": "auto", "float32": torch.float32, "bfloat16": torch.bfloat16}[args.dtype]
-    pipe = hf_punctcase.load_pipeline(args.model, **({} if dtype == "auto" else {"dtype": dtype}))
+    pipe = hf_punctcase.load_pipeline(args.model, dtype=args.dtype)
     pipe.backend = CountingBackend(pipe.backend)
     root = data_dir(args.data_dir)
     ted = DEV_SETS[0]

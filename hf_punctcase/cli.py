@@ -266,7 +266,8 @@ def _check_device(spec: str) -> None:
         raise Fault(f"--device {spec}: MPS is not available on this machine")
 
 
-def _load_restorer(args):
+def load_restorer(args: argparse.Namespace):
+    """The pipeline that :func:`add_model_arguments`' options name; a fault is a :class:`Fault`."""
     from transformers.utils import logging as transformers_logging
 
     from .registry import load_pipeline
@@ -274,7 +275,6 @@ def _load_restorer(args):
     _check_device(args.device)
     # The CLI shows its own bar over lines; transformers' loading bar would only add noise to stderr.
     transformers_logging.disable_progress_bar()
-    kwargs = {} if args.dtype == "auto" else {"dtype": args.dtype}
     try:
         return load_pipeline(
             args.model,
@@ -282,8 +282,8 @@ def _load_restorer(args):
             device=args.device,
             window_words=args.window_words,
             context_words=args.context_words,
+            dtype=args.dtype,
             progress=False,  # no per-call bars: the CLI shows one bar for the whole input
-            **kwargs,
         )
     except (OSError, ValueError) as error:  # FileNotFoundError and CheckpointError included
         raise Fault(_one_line(error)) from None
@@ -295,7 +295,7 @@ def restore(args) -> int:
     source = _source(args)
     show = args.progress if args.progress is not None else bool(sys.stderr is not None and sys.stderr.isatty())
     with _output(args.output if args.output not in (None, "-") else None) as out:
-        restorer = _load_restorer(args)
+        restorer = load_restorer(args)
         with tqdm(total=source.count, unit="line", desc="punct-case", disable=not show, file=sys.stderr) as bar:
             for batch in _batches(source.lines(), args.batch_size * CALL_BATCHES):
                 results = restorer(
@@ -362,7 +362,7 @@ def subtitles(args) -> int:
     except ValueError as error:
         raise Fault(f"{name}: {error}") from None
     with _output(args.output if args.output not in (None, "-") else None) as out:
-        restorer = _load_restorer(args)
+        restorer = load_restorer(args)
         _, cues = restore_cues(
             restorer, words, keep_punctuation=args.keep_punctuation, max_chars=args.max_chars,
             max_seconds=args.max_seconds, pause=args.pause, batch_size=args.batch_size,
@@ -445,9 +445,39 @@ def card(args) -> int:
 # ---- parser -----------------------------------------------------------------------------------
 
 
-def build_parser() -> argparse.ArgumentParser:
+def add_model_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options that choose and run the model (checkpoint, batch, device, dtype, windows, remote
+    code), shared by the commands that restore text and by the benchmarks; :func:`load_restorer`
+    reads them."""
     from .pipelines.punct_case import DEFAULT_CONTEXT_WORDS, DEFAULT_WINDOW_WORDS
 
+    parser.add_argument(
+        "-m", "--model", default="default",
+        help="checkpoint folder, Hub repo id, or 'default' for the embedded model (default: %(default)s)",
+    )
+    parser.add_argument("-b", "--batch-size", type=int, default=16, help="windows per forward pass (default: %(default)s)")
+    parser.add_argument(
+        "--device", default="cpu", help="where the model runs: cpu, cuda, cuda:0, mps, ... (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--dtype", choices=DTYPE_CHOICES, default="auto",
+        help="model dtype; auto: bf16 on CPUs with bf16 matrix units (AMX), else the checkpoint's "
+        "(default: %(default)s)",
+    )
+    parser.add_argument(
+        "--window-words", type=int, default=DEFAULT_WINDOW_WORDS, help="words per model window (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--context-words", type=int, default=DEFAULT_CONTEXT_WORDS,
+        help="words of context on each side of a window's core (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--trust-remote-code", action="store_true",
+        help="allow a checkpoint whose model type this library does not know to run its own code (default: refuse)",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="hf-punctcase", description="Punctuation and truecasing for ASR transcripts.")
     commands = parser.add_subparsers(dest="command", required=True)
     restore_parser = commands.add_parser(
@@ -464,26 +494,7 @@ def build_parser() -> argparse.ArgumentParser:
         "-o", "--output",
         help="write here instead of stdout; replaced whole only on success, so it may be the input file",
     )
-    restore_parser.add_argument(
-        "-m", "--model", default="default",
-        help="checkpoint folder, Hub repo id, or 'default' for the embedded model (default: %(default)s)",
-    )
-    restore_parser.add_argument("-b", "--batch-size", type=int, default=16, help="windows per forward pass (default: %(default)s)")
-    restore_parser.add_argument(
-        "--device", default="cpu", help="where the model runs: cpu, cuda, cuda:0, mps, ... (default: %(default)s)"
-    )
-    restore_parser.add_argument(
-        "--dtype", choices=DTYPE_CHOICES, default="auto",
-        help="model dtype; auto: bf16 on CPUs with bf16 matrix units (AMX), else the checkpoint's "
-        "(default: %(default)s)",
-    )
-    restore_parser.add_argument(
-        "--window-words", type=int, default=DEFAULT_WINDOW_WORDS, help="words per model window (default: %(default)s)"
-    )
-    restore_parser.add_argument(
-        "--context-words", type=int, default=DEFAULT_CONTEXT_WORDS,
-        help="words of context on each side of a window's core (default: %(default)s)",
-    )
+    add_model_arguments(restore_parser)
     restore_parser.add_argument(
         "--errors", choices=("strict", "replace"), default="strict",
         help="input that is not UTF-8: strict stops with the line number, replace writes U+FFFD for each "
@@ -496,10 +507,6 @@ def build_parser() -> argparse.ArgumentParser:
     restore_parser.add_argument(
         "--progress", action=argparse.BooleanOptionalAction, default=None,
         help="a progress bar over lines on stderr (default: when stderr is a terminal)",
-    )
-    restore_parser.add_argument(
-        "--trust-remote-code", action="store_true",
-        help="allow a checkpoint whose model type this library does not know to run its own code (default: refuse)",
     )
     restore_parser.set_defaults(handler=restore)
     subtitles_parser = commands.add_parser(
@@ -533,26 +540,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--keep-punctuation", action="store_true",
         help="keep Whisper's words as written and its marks (default: restore them from scratch)",
     )
-    subtitles_parser.add_argument(
-        "-m", "--model", default="default",
-        help="checkpoint folder, Hub repo id, or 'default' for the embedded model (default: %(default)s)",
-    )
-    subtitles_parser.add_argument("-b", "--batch-size", type=int, default=16, help="windows per forward pass (default: %(default)s)")
-    subtitles_parser.add_argument(
-        "--device", default="cpu", help="where the model runs: cpu, cuda, cuda:0, mps, ... (default: %(default)s)"
-    )
-    subtitles_parser.add_argument("--dtype", choices=DTYPE_CHOICES, default="auto", help="model dtype (default: %(default)s)")
-    subtitles_parser.add_argument(
-        "--window-words", type=int, default=DEFAULT_WINDOW_WORDS, help="words per model window (default: %(default)s)"
-    )
-    subtitles_parser.add_argument(
-        "--context-words", type=int, default=DEFAULT_CONTEXT_WORDS,
-        help="words of context on each side of a window's core (default: %(default)s)",
-    )
-    subtitles_parser.add_argument(
-        "--trust-remote-code", action="store_true",
-        help="allow a checkpoint whose model type this library does not know to run its own code (default: refuse)",
-    )
+    add_model_arguments(subtitles_parser)
     subtitles_parser.set_defaults(handler=subtitles)
     stats_parser = commands.add_parser(
         "stats", help="words and label counts per corpus and split", description="Words and label counts per corpus and split."

@@ -89,6 +89,20 @@ def tiny_encoder_dir(tmp_path_factory, tiny_tokenizer) -> str:
     return str(path)
 
 
+def run_cli(monkeypatch, capsys, argv: list[str], stdin: str | None = None) -> tuple[int, str, str]:
+    """``hf-punctcase ARGV`` in this process (stdin replaced when given): exit code, stdout, stderr."""
+    import io
+    import sys
+
+    from hf_punctcase.cli import main
+
+    if stdin is not None:
+        monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+    code = main(argv)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
 def write_punctuated_corpus(path, num_documents: int = 80, seed: int = 0) -> str:
     """A .jsonl corpus of punctuated, cased documents for recipe tests (the "text" corpus)."""
     import json

@@ -1,29 +1,20 @@
-import io
 import json
 import subprocess
-import sys
 
 import pytest
 
+from conftest import run_cli
 from hf_punctcase.cli import main
 
 
-def _run(monkeypatch, capsys, argv, stdin=None):
-    if stdin is not None:
-        monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
-    code = main(argv)
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
-
-
 def test_text_argument(monkeypatch, capsys, tiny_model_dir):
-    code, out, _ = _run(monkeypatch, capsys, ["restore", "so what are the risks", "--model", tiny_model_dir])
+    code, out, _ = run_cli(monkeypatch, capsys, ["restore", "so what are the risks", "--model", tiny_model_dir])
     assert code == 0
     assert [w.lower().rstrip(".,?") for w in out.split()] == ["so", "what", "are", "the", "risks"]
 
 
 def test_stdin_lines_and_json(monkeypatch, capsys, tiny_model_dir):
-    code, out, _ = _run(
+    code, out, _ = run_cli(
         monkeypatch, capsys, ["restore", "--model", tiny_model_dir, "--json", "--batch-size", "2"],
         stdin="so what are the risks\n\ni am not technical\n",
     )
@@ -38,7 +29,7 @@ def test_files(monkeypatch, capsys, tiny_model_dir, tmp_path):
     source, target = tmp_path / "in.txt", tmp_path / "out.txt"
     lines = ["so what are the risks", "the doctor asked whether the patient had any pain"] * 20
     source.write_text("\n".join(lines) + "\n")
-    code, out, _ = _run(monkeypatch, capsys, ["restore", "-i", str(source), "-o", str(target), "-m", tiny_model_dir])
+    code, out, _ = run_cli(monkeypatch, capsys, ["restore", "-i", str(source), "-o", str(target), "-m", tiny_model_dir])
     assert code == 0 and out == ""
     restored = target.read_text().splitlines()
     assert len(restored) == len(lines)
@@ -47,7 +38,7 @@ def test_files(monkeypatch, capsys, tiny_model_dir, tmp_path):
 
 
 def test_bad_model_path(monkeypatch, capsys, tmp_path):
-    code, _, err = _run(monkeypatch, capsys, ["restore", "hello", "--model", str(tmp_path / "missing")])
+    code, _, err = run_cli(monkeypatch, capsys, ["restore", "hello", "--model", str(tmp_path / "missing")])
     assert code == 2
     assert f"{tmp_path / 'missing'} does not exist" in err
 
@@ -81,10 +72,10 @@ def test_help_shows_the_defaults(capsys):
 
 
 def test_default_model_by_name(monkeypatch, capsys):
-    code, out, err = _run(monkeypatch, capsys, ["restore", "-m", "default", "so what are the risks i am not technical"])
+    code, out, err = run_cli(monkeypatch, capsys, ["restore", "-m", "default", "so what are the risks i am not technical"])
     assert code == 0, err
     assert [w.lower().rstrip(".,?") for w in out.split()] == "so what are the risks i am not technical".split()
-    code, out, err = _run(monkeypatch, capsys, ["card", "default", "-o", "-"])
+    code, out, err = run_cli(monkeypatch, capsys, ["card", "default", "-o", "-"])
     assert code == 0 and out.startswith("---"), err
 
 
@@ -94,22 +85,22 @@ def test_one_progress_bar_over_the_whole_input(monkeypatch, capsys, tiny_model_d
     source = tmp_path / "in.txt"
     source.write_text("so what are the risks\n" * 300)
     argv = ["restore", "-m", tiny_model_dir, "-i", str(source), "-o", str(tmp_path / "out.txt")]
-    code, _, err = _run(monkeypatch, capsys, argv + ["--progress"])
+    code, _, err = run_cli(monkeypatch, capsys, argv + ["--progress"])
     assert code == 0 and "300/300" in err and "/128" not in err and err.count("punct-case:") >= 1, err
-    code, _, err = _run(monkeypatch, capsys, argv)
+    code, _, err = run_cli(monkeypatch, capsys, argv)
     assert code == 0 and err == ""
-    code, out, err = _run(monkeypatch, capsys, ["restore", "-m", tiny_model_dir, "--progress"], stdin="so what\n" * 300)
+    code, out, err = run_cli(monkeypatch, capsys, ["restore", "-m", tiny_model_dir, "--progress"], stdin="so what\n" * 300)
     assert code == 0 and len(out.splitlines()) == 300 and "300line" in err.replace(" ", "") and "/300" not in err, err
 
 
 def test_device_dtype_and_window_options(tiny_model_dir, monkeypatch, capsys):
     import torch
 
-    from hf_punctcase.cli import _load_restorer, build_parser
+    from hf_punctcase.cli import build_parser, load_restorer
     from hf_punctcase.pipelines import native_bf16_cpu
 
     def restorer(*options):
-        return _load_restorer(build_parser().parse_args(["restore", "-m", tiny_model_dir, *options]))
+        return load_restorer(build_parser().parse_args(["restore", "-m", tiny_model_dir, *options]))
 
     auto = restorer()
     assert auto.device.type == "cpu" and auto.model.dtype == (torch.bfloat16 if native_bf16_cpu() else torch.float32)
@@ -118,7 +109,7 @@ def test_device_dtype_and_window_options(tiny_model_dir, monkeypatch, capsys):
     windows = restorer("--window-words", "10", "--context-words", "2")
     assert windows._preprocess_params == {"window_words": 10, "context_words": 2, "progress": False}
     text = " ".join(["so what are the risks"] * 10)
-    code, out, err = _run(monkeypatch, capsys, ["restore", "-m", tiny_model_dir, "--window-words", "10",
+    code, out, err = run_cli(monkeypatch, capsys, ["restore", "-m", tiny_model_dir, "--window-words", "10",
                                                 "--context-words", "2", "--dtype", "bfloat16", text])
     assert code == 0, err
     assert [w.lower().rstrip(".,?") for w in out.split()] == text.split()

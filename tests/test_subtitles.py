@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import io
 import json
 import random
-import sys
 
 import pytest
 import srt
@@ -24,7 +22,7 @@ from hf_punctcase.subtitles import (
     whisper_words,
 )
 
-from conftest import random_text
+from conftest import random_text, run_cli
 
 SENTENCES = [
     "so what are the risks",
@@ -64,14 +62,6 @@ def _core(word: str) -> str:
 
 def _input_words(data) -> list[str]:
     return [_core(w["word"].strip()) for segment in data["segments"] for w in segment["words"]]
-
-
-def _run(monkeypatch, capsys, argv, stdin=None):
-    if stdin is not None:
-        monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
-    code = main(argv)
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 # ---- reading -----------------------------------------------------------------------------------
@@ -213,7 +203,7 @@ def test_cli_subtitles_cover_every_word(monkeypatch, capsys, tiny_model_dir, tmp
     source = tmp_path / "talk.json"
     source.write_text(json.dumps(data), encoding="utf-8")
     target = tmp_path / f"talk.{fmt}"
-    code, out, err = _run(
+    code, out, err = run_cli(
         monkeypatch, capsys, ["subtitles", str(source), "-o", str(target), "-m", tiny_model_dir, "--max-chars", "32"]
     )
     assert code == 0 and out == "", err
@@ -241,9 +231,9 @@ def test_cli_subtitles_stdout_and_format(monkeypatch, capsys, tiny_model_dir, tm
     plain = [{"word": w, "start": i * 0.3, "end": i * 0.3 + 0.25} for i, w in enumerate("so what are the risks".split())]
     source = tmp_path / "words.json"
     source.write_text(json.dumps(plain))
-    code, out, _ = _run(monkeypatch, capsys, ["subtitles", str(source), "--format", "vtt", "-m", tiny_model_dir])
+    code, out, _ = run_cli(monkeypatch, capsys, ["subtitles", str(source), "--format", "vtt", "-m", tiny_model_dir])
     assert code == 0 and out.startswith("WEBVTT")
-    code, out2, _ = _run(monkeypatch, capsys, ["subtitles", "-", "-m", tiny_model_dir], stdin=json.dumps(plain))
+    code, out2, _ = run_cli(monkeypatch, capsys, ["subtitles", "-", "-m", tiny_model_dir], stdin=json.dumps(plain))
     assert code == 0 and [s.content for s in srt.parse(out2)]
     assert [w for s in srt.parse(out2) for w in s.content.split()] == [
         w for c in webvtt.from_string(out).captions for w in c.text.split()
@@ -265,7 +255,7 @@ def test_cli_subtitles_faults(monkeypatch, capsys, tmp_path, content, message):
     if content is not None:
         source.write_text(content)
     target = tmp_path / "out.srt"
-    code, out, err = _run(monkeypatch, capsys, ["subtitles", str(source), "-o", str(target), "-m", str(tmp_path / "no-model")])
+    code, out, err = run_cli(monkeypatch, capsys, ["subtitles", str(source), "-o", str(target), "-m", str(tmp_path / "no-model")])
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and err.startswith("hf-punctcase: error: ") and message in err
     assert not target.exists()
