@@ -39,6 +39,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
+from .registry import one_line
+
 #: Exit code of a fault the user can fix (bad path, bad file, bad checkpoint), as for usage errors.
 EXIT_FAULT = 2
 #: Transcripts per pipeline call, in units of --batch-size: a few batches a call keeps memory flat.
@@ -50,12 +52,8 @@ class Fault(Exception):
     """A fault the user can fix; its message is one line naming the path and what is wrong."""
 
 
-def _one_line(message: object) -> str:
-    return " ".join(str(message).split())
-
-
 def _error(message: object) -> int:
-    print(f"hf-punctcase: error: {_one_line(message)}", file=sys.stderr)
+    print(f"hf-punctcase: error: {one_line(message)}", file=sys.stderr)
     return EXIT_FAULT
 
 
@@ -203,7 +201,7 @@ def _output(path: str | None) -> Iterator[IO[str]]:
     try:
         handle = manager.__enter__()
     except OSError as error:
-        raise Fault(f"{name} cannot be written ({error.strerror or _one_line(error)})") from None
+        raise Fault(f"{name} cannot be written ({error.strerror or one_line(error)})") from None
     try:
         yield handle
     except BaseException:
@@ -212,7 +210,7 @@ def _output(path: str | None) -> Iterator[IO[str]]:
     try:
         manager.__exit__(None, None, None)
     except OSError as error:
-        raise Fault(f"{name} could not be written ({error.strerror or _one_line(error)}); it was left as it was") from None
+        raise Fault(f"{name} could not be written ({error.strerror or one_line(error)}); it was left as it was") from None
 
 
 @contextlib.contextmanager
@@ -256,7 +254,7 @@ def _check_device(spec: str) -> None:
     try:
         device = torch.device(spec)
     except (RuntimeError, ValueError) as error:
-        raise Fault(f"--device {spec!r} is not a device ({_one_line(error)})") from None
+        raise Fault(f"--device {spec!r} is not a device ({one_line(error)})") from None
     if device.type == "cuda":
         if not torch.cuda.is_available():
             raise Fault(f"--device {spec}: CUDA is not available on this machine")
@@ -286,7 +284,7 @@ def load_restorer(args: argparse.Namespace):
             progress=False,  # no per-call bars: the CLI shows one bar for the whole input
         )
     except (OSError, ValueError) as error:  # FileNotFoundError and CheckpointError included
-        raise Fault(_one_line(error)) from None
+        raise Fault(one_line(error)) from None
 
 
 def restore(args) -> int:

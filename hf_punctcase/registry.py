@@ -88,7 +88,7 @@ def _weight_files(folder: Path) -> list[Path]:
         try:
             shards = sorted(set(json.loads(index.read_text(encoding="utf-8"))["weight_map"].values()))
         except (ValueError, KeyError, TypeError, AttributeError) as error:
-            raise _fault(folder, f"{index.name} is not a safetensors index ({_one_line(error)})") from None
+            raise _fault(folder, f"{index.name} is not a safetensors index ({one_line(error)})") from None
         absent = [name for name in shards if not (folder / name).is_file()]
         if absent:
             raise FileNotFoundError(f"model path {folder} lacks weight shards {', '.join(absent)} named in {index.name}")
@@ -102,7 +102,7 @@ def _read_config(folder: Path) -> dict[str, Any]:
     try:
         config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
     except (ValueError, UnicodeDecodeError) as error:
-        raise _fault(folder, f"config.json is not valid JSON ({_one_line(error)})") from None
+        raise _fault(folder, f"config.json is not valid JSON ({one_line(error)})") from None
     if not isinstance(config, dict):
         raise _fault(folder, "config.json does not hold a JSON object")
     return config
@@ -135,7 +135,7 @@ def _check_labels(folder: Path, config: dict[str, Any]) -> dict[str, list[str]]:
     try:
         LabelScheme(tuple(labels["punct_labels"]), tuple(labels["case_labels"]))
     except ValueError as error:
-        raise _fault(folder, f"config.json {_one_line(error)}") from None
+        raise _fault(folder, f"config.json {one_line(error)}") from None
     # id2label names the logits for standard tooling; one that disagrees with punct_labels would be
     # silently replaced on load.
     id2label = config.get("id2label")
@@ -193,7 +193,7 @@ def _safetensors_shapes(folder: Path, file: Path) -> dict[str, list[int]]:
         with safe_open(str(file), framework="pt") as handle:
             return {name: list(handle.get_slice(name).get_shape()) for name in handle.keys()}
     except (SafetensorError, OSError, ValueError) as error:
-        raise _fault(folder, f"{file.name} is truncated or not a safetensors file ({_one_line(error)})") from None
+        raise _fault(folder, f"{file.name} is truncated or not a safetensors file ({one_line(error)})") from None
 
 
 def _check_tokenizer(folder: Path) -> None:
@@ -224,7 +224,7 @@ def _tokenizer_json_size(folder: Path, file: Path) -> int:
         data = json.loads(file.read_text(encoding="utf-8"))
         vocab = data["model"]["vocab"]
     except (ValueError, UnicodeDecodeError) as error:
-        raise _fault(folder, f"{file.name} is not valid JSON ({_one_line(error)})") from None
+        raise _fault(folder, f"{file.name} is not valid JSON ({one_line(error)})") from None
     except (KeyError, TypeError):
         raise _fault(folder, f"{file.name} has no model vocabulary (model.vocab)") from None
     return len(vocab) if isinstance(vocab, (dict, list)) else 0
@@ -234,19 +234,20 @@ def _vocab_txt_size(folder: Path, file: Path) -> int:
     try:
         return sum(1 for line in file.read_text(encoding="utf-8").splitlines() if line.strip())
     except UnicodeDecodeError as error:
-        raise _fault(folder, f"{file.name} is not UTF-8 text ({_one_line(error)})") from None
+        raise _fault(folder, f"{file.name} is not UTF-8 text ({one_line(error)})") from None
 
 
 def _vocab_json_size(folder: Path, file: Path) -> int:
     try:
         vocab = json.loads(file.read_text(encoding="utf-8"))
     except (ValueError, UnicodeDecodeError) as error:
-        raise _fault(folder, f"{file.name} is not valid JSON ({_one_line(error)})") from None
+        raise _fault(folder, f"{file.name} is not valid JSON ({one_line(error)})") from None
     return len(vocab) if isinstance(vocab, dict) else 0
 
 
-def _one_line(error: BaseException) -> str:
-    return " ".join(str(error).split())
+def one_line(message: object) -> str:
+    """A message (or an exception's) on one line: every run of whitespace, newlines included, one space."""
+    return " ".join(str(message).split())
 
 
 def resolve_model(name_or_path: str | os.PathLike | None, trust_remote_code: bool = False) -> str:

@@ -69,6 +69,13 @@ def split_words(tokens: Sequence[str]) -> InputWords:
     return InputWords(cores, marks)
 
 
+def check_one_token(word: str, where: str) -> None:
+    """Raise ValueError naming ``where`` unless a pre-split word is one whitespace token: a word
+    holding whitespace would break one word in, one word out."""
+    if not word or len(word.split()) != 1 or word != word.strip():
+        raise ValueError(f"{where} ({word!r}) is empty or holds whitespace; each word must be one token")
+
+
 def is_opaque(word: str) -> bool:
     """Tokens an English model cannot punctuate or case (no Latin letter or digit: emoji, symbols,
     other scripts; over-long tokens; tokens holding a lone surrogate, which no tokenizer accepts):
@@ -455,6 +462,7 @@ __all__ = [
     "add_char_offsets",
     "capitalisable",
     "char_offsets",
+    "check_one_token",
     "check_tasks",
     "check_window_sizes",
     "consistent_labels",

@@ -36,6 +36,7 @@ from .restoration import (
     InputWords,
     Window,
     add_char_offsets,
+    check_one_token,
     check_tasks,
     check_window_sizes,
     decode,
@@ -293,8 +294,7 @@ class StreamingRestorer:
                 word = item
             else:
                 raise TypeError(f"{where} is {type(item).__name__}; a word is a str or a dict with a 'word' field")
-            if not word or len(word.split()) != 1 or word != word.strip():
-                raise ValueError(f"{where} ({word!r}) is empty or holds whitespace; each word must be one token")
+            check_one_token(word, where)
         return items
 
 

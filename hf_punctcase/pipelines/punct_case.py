@@ -25,6 +25,7 @@ from ..restoration import (
     TASKS,
     InputWords,
     add_char_offsets,
+    check_one_token,
     check_tasks,
     check_window_sizes,
     decode,
@@ -313,8 +314,7 @@ def _is_word_list(value) -> bool:
 
 def _checked_words(words: Sequence[str]) -> list[str]:
     for i, word in enumerate(words):
-        if not word or len(word.split()) != 1 or word != word.strip():
-            raise ValueError(f"word {i} ({word!r}) is empty or holds whitespace; each word must be one token")
+        check_one_token(word, f"word {i}")
     return list(words)
 
 
