@@ -1,10 +1,16 @@
 #!/usr/bin/env python
 """Speed of the punct-case pipeline: words/s on a 10,000-word transcript and the latency of one
-40-word paragraph at batch size 1 (medians over repeated runs), in each dtype asked for.
+40-word paragraph at batch size 1 (medians over repeated runs), for each model, dtype and window context
+asked for, all in one run.
 
     python benchmarks/speed.py                                   # embedded default, 2 threads, dtype auto
     python benchmarks/speed.py --dtypes auto float32 bfloat16   # the three ways to run it on a CPU
-    python benchmarks/speed.py --model PATH --threads 2 --json out.json
+    python benchmarks/speed.py --model default PATH --threads 2 --json out.json   # two models side by side
+    python benchmarks/speed.py --context-words 50 25 0          # what the windows' overlap costs
+
+Windows: ``--window-words`` words per model input with ``--context-words`` words of context on each
+side of a core of window - 2 × context words, so every word is encoded window / core times (2× at the
+pipeline's 200 / 50).
 
 Machines shared with other work: a run during which another process took one of the cores (its CPU
 seconds below ``--min-cpu-share`` × threads × wall seconds) is left out of the medians, which say how many
@@ -53,7 +59,11 @@ def seconds(fn) -> tuple[float, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--model", default=None, help="checkpoint folder (default: the embedded model)")
+    parser.add_argument("--model", nargs="+", default=["default"],
+                        help="checkpoint folders, or default (the embedded model); several run side by side")
+    parser.add_argument("--window-words", type=int, default=None, help="default: the pipeline's (200)")
+    parser.add_argument("--context-words", type=int, nargs="+", default=[None],
+                        help="words of context on each side of a window's core; default: the pipeline's (50)")
     parser.add_argument("--data-dir", default=None)
     parser.add_argument("--dtypes", nargs="+", choices=DTYPE_CHOICES, default=["auto"])
     parser.add_argument("--device", default=None, help="the pipeline's device (cpu, cuda:0, ...); default: CPU")
@@ -75,22 +85,28 @@ def main() -> None:
     long_text = " ".join(words[: args.long_words])
     paragraph = " ".join(words[1000 : 1000 + args.paragraph_words])
 
-    restorers = {
-        name: hf_punctcase.load_pipeline(args.model, dtype=name, device=args.device) for name in args.dtypes
-    }
-    for restorer in restorers.values():  # warm-up
-        restorer(long_text, batch_size=args.batch_size)
+    restorers = {}  # "model | dtype | context" -> (pipeline, its call's window arguments)
+    for model in args.model:
+        for dtype in args.dtypes:
+            restorer = hf_punctcase.load_pipeline(model, dtype=dtype, device=args.device)
+            for context in args.context_words:
+                windows = {"window_words": args.window_words, "context_words": context}
+                windows = {key: value for key, value in windows.items() if value is not None}
+                label = f"{model} | {dtype} | context {context if context is not None else 'default'}"
+                restorers[label] = (restorer, windows)
+    for restorer, windows in restorers.values():  # warm-up
+        restorer(long_text, batch_size=args.batch_size, **windows)
         for _ in range(5):
-            restorer(paragraph, batch_size=1)
+            restorer(paragraph, batch_size=1, **windows)
     load_before = os.getloadavg()
     long_runs = {name: [] for name in restorers}  # (wall, CPU) seconds per run
     short_runs = {name: [] for name in restorers}
     for _ in range(args.repeats):
-        for name, restorer in restorers.items():
-            long_runs[name].append(seconds(lambda: restorer(long_text, batch_size=args.batch_size)))
+        for name, (restorer, windows) in restorers.items():
+            long_runs[name].append(seconds(lambda: restorer(long_text, batch_size=args.batch_size, **windows)))
     for _ in range(args.latency_repeats):
-        for name, restorer in restorers.items():
-            short_runs[name].append(seconds(lambda: restorer(paragraph, batch_size=1)))
+        for name, (restorer, windows) in restorers.items():
+            short_runs[name].append(seconds(lambda: restorer(paragraph, batch_size=1, **windows)))
 
     def unshared(runs: list[tuple[float, float]]) -> list[float]:
         """Wall seconds of the runs during which this process had its threads' cores: CPU seconds of
@@ -100,7 +116,7 @@ def main() -> None:
         return [wall for wall, cpu in runs if cpu >= args.min_cpu_share * threads * wall] or [math.nan]
 
     figures = {
-        "model": args.model or "default",
+        "models": args.model,
         "threads": torch.get_num_threads(),
         "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, AMX bf16: {native_bf16_cpu()}",
         "torch": torch.__version__,
@@ -109,13 +125,13 @@ def main() -> None:
         # 1-minute load averages before and after the timed runs: above the thread count, other
         # processes shared the cores and the wall-clock figures are lower bounds (CPU seconds are not).
         "load_average_before_after": [load_before[0], os.getloadavg()[0]],
-        "dtypes": {},
+        "runs": {},
     }
-    for name, restorer in restorers.items():
+    for name, (restorer, _) in restorers.items():
         long_all = [wall for wall, _ in long_runs[name]]
         short_all = [wall for wall, _ in short_runs[name]]
         long_kept, short_kept = unshared(long_runs[name]), unshared(short_runs[name])
-        figures["dtypes"][name] = {
+        figures["runs"][name] = {
             "weights": str(restorer.model.dtype).removeprefix("torch."),
             "long_runs_wall_cpu_seconds": long_runs[name],
             "words_per_second": args.long_words / statistics.median(long_kept),
@@ -128,11 +144,11 @@ def main() -> None:
         }
     print(json.dumps(figures, indent=2))
     print(
-        f"\n| dtype | weights | words/s ({args.long_words:,}-word transcript, batch {args.batch_size}, "
+        f"\n| model | dtype | context | weights | words/s ({args.long_words:,}-word transcript, batch {args.batch_size}, "
         f"median of the unshared runs) | {args.paragraph_words}-word paragraph, batch 1 (median of the unshared runs) "
-        "| the same, medians of all runs |\n|---|---|---|---|---|"
+        "| the same, medians of all runs |\n|---|---|---|---|---|---|---|"
     )
-    for name, row in figures["dtypes"].items():
+    for name, row in figures["runs"].items():
         print(
             f"| {name} | {row['weights']} "
             f"| {row['words_per_second']:,.0f} ({row['long_runs_kept']}/{args.repeats} runs) "

@@ -1,38 +1,68 @@
 """hf_punctcase: punctuation and truecasing restoration for ASR transcripts, as a transformers plugin.
 
-Importing the package registers the ``joint_token_classification`` model type with the auto classes,
-``transformers.AutoModelForJointTokenClassification`` and the ``"punct-case"`` pipeline task.
+Importing the package registers its model types (``joint_token_classification``,
+``cnn_bilstm_punct_case``) with the auto classes, ``transformers.AutoModelForJointTokenClassification``
+and the ``"punct-case"`` pipeline task.
+
+Where torch or transformers is not installed (an on-device install with ONNX Runtime, tokenizers and
+NumPy only), the plugin is skipped and the torch-free parts remain: the labels, the restoration
+functions and :mod:`hf_punctcase.runtime`.
 """
 
-from .auto import AutoModelForJointTokenClassification, register
-from .labels import LabelScheme, LabeledWords, build_mixed_case_lexicon
-from .models.joint_transformer import (
-    JointTokenClassificationConfig,
-    JointTokenClassificationModel,
-    JointTokenClassifierOutput,
-)
-from .pipelines import PunctCasePipeline
-from .registry import DEFAULT_MODEL_DIR, TASK, check_model_dir, default_model_path, load_pipeline, register_pipeline
-from .streaming import StreamingRestorer
+from importlib.util import find_spec as _find_spec
 
-register()
-register_pipeline()
+from .labels import LabelScheme, LabeledWords, build_mixed_case_lexicon
+
+
+def _installed(name: str) -> bool:
+    try:
+        return _find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+#: Whether torch and transformers are installed, so that the transformers plugin is registered.
+PLUGIN_AVAILABLE = _installed("torch") and _installed("transformers")
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "AutoModelForJointTokenClassification",
-    "JointTokenClassificationConfig",
-    "JointTokenClassificationModel",
-    "JointTokenClassifierOutput",
-    "DEFAULT_MODEL_DIR",
-    "LabelScheme",
-    "LabeledWords",
-    "PunctCasePipeline",
-    "StreamingRestorer",
-    "TASK",
-    "build_mixed_case_lexicon",
-    "check_model_dir",
-    "default_model_path",
-    "load_pipeline",
-]
+if PLUGIN_AVAILABLE:
+    from .quantization import import_torchao_quietly
+
+    import_torchao_quietly()  # before transformers imports it, which would log its CUDA-kernel warnings
+
+    from .auto import AutoModelForJointTokenClassification, register
+    from .models.cnn_bilstm import CnnBiLstmConfig, CnnBiLstmForJointTokenClassification
+    from .models.joint_transformer import (
+        JointTokenClassificationConfig,
+        JointTokenClassificationModel,
+        JointTokenClassifierOutput,
+    )
+    from .pipelines import PunctCasePipeline
+    from .registry import DEFAULT_MODEL_DIR, TASK, check_model_dir, default_model_path, load_pipeline, register_pipeline
+    from .streaming import StreamingRestorer
+
+    register()
+    register_pipeline()
+
+    __all__ = [
+        "AutoModelForJointTokenClassification",
+        "CnnBiLstmConfig",
+        "CnnBiLstmForJointTokenClassification",
+        "JointTokenClassificationConfig",
+        "JointTokenClassificationModel",
+        "JointTokenClassifierOutput",
+        "DEFAULT_MODEL_DIR",
+        "LabelScheme",
+        "LabeledWords",
+        "PLUGIN_AVAILABLE",
+        "PunctCasePipeline",
+        "StreamingRestorer",
+        "TASK",
+        "build_mixed_case_lexicon",
+        "check_model_dir",
+        "default_model_path",
+        "load_pipeline",
+    ]
+else:
+    __all__ = ["LabelScheme", "LabeledWords", "PLUGIN_AVAILABLE", "build_mixed_case_lexicon"]

@@ -1,4 +1,5 @@
-"""Command line: ``hf-punctcase restore``, ``subtitles``, ``stats``, ``push`` and ``card``.
+"""Command line: ``hf-punctcase restore``, ``subtitles``, ``stats``, ``push``, ``card``, ``quantize`` and
+``export-onnx``.
 
 ``restore`` reads a TEXT argument, ``--input FILE`` or stdin, one transcript a line, and writes one
 line per input line. Text in and out is UTF-8 (a byte-order mark at the start of the input is
@@ -440,6 +441,57 @@ def card(args) -> int:
     return 0
 
 
+def quantize(args) -> int:
+    from transformers.utils import logging as transformers_logging
+
+    from .quantization import quantize_checkpoint, weights_size
+
+    transformers_logging.disable_progress_bar()  # the result is one line; loading bars would only add noise
+    if os.path.lexists(args.output) and not args.overwrite:
+        return _error(f"output {args.output} exists; pass --overwrite to replace it")
+    try:
+        source_size = weights_size(_checkpoint_folder(args.path))
+        target = quantize_checkpoint(args.path, args.output, overwrite=args.overwrite)
+    except (OSError, ValueError, ImportError) as error:  # FileNotFoundError, FileExistsError, CheckpointError
+        return _error(error)
+    print(f"wrote {target}: weights {weights_size(target) / 1e6:.1f} MB (int8), from {source_size / 1e6:.1f} MB")
+    return 0
+
+
+def export_onnx(args) -> int:
+    from transformers.utils import logging as transformers_logging
+
+    from .export.onnx import export_onnx as export
+
+    transformers_logging.disable_progress_bar()  # the result is two lines; loading bars would only add noise
+    texts = None
+    if args.parity_file:
+        try:
+            with open(args.parity_file, encoding="utf-8") as handle:
+                texts = [line.strip() for line in handle if line.strip()]
+        except (OSError, UnicodeDecodeError) as error:
+            return _error(f"parity file {args.parity_file} cannot be read ({getattr(error, 'strerror', None) or error})")
+        if not texts:
+            return _error(f"parity file {args.parity_file} holds no transcript")
+    try:
+        folder = _checkpoint_folder(args.path)
+        result = export(
+            folder, args.output, int8=args.int8, per_channel=args.per_channel, parity_texts=texts, overwrite=args.overwrite
+        )
+    except (OSError, ValueError, ImportError, RuntimeError) as error:  # FileNotFoundError, FileExistsError, CheckpointError
+        return _error(error)
+    info, parity = result.info, result.parity
+    precision = f"int8, per {'channel' if args.per_channel else 'tensor'}" if args.int8 else "fp32"
+    print(f"wrote {result.path}: model.onnx {info['size_bytes'] / 1e6:.1f} MB ({precision}), from {args.path}")
+    print(
+        f"agreement with the torch model on {parity['words']} words of {parity['texts']} transcripts: punctuation "
+        f"{100 * parity['punct_agreement']:.1f}%, casing {100 * parity['case_agreement']:.1f}%, "
+        f"{parity['identical_texts']}/{parity['texts']} texts identical, largest probability difference "
+        f"{parity['max_probability_difference']:.2g}"
+    )
+    return 0
+
+
 # ---- parser -----------------------------------------------------------------------------------
 
 
@@ -571,7 +623,50 @@ def build_parser() -> argparse.ArgumentParser:
     card_parser.add_argument("--training-machine", help="the machine training ran on, if the record lacks it")
     card_parser.add_argument("--force", action="store_true", help="overwrite an existing card")
     card_parser.set_defaults(handler=card)
+    quantize_parser = commands.add_parser(
+        "quantize",
+        help="store a checkpoint's weights as int8 (about half the size of fp16)",
+        description=(
+            "Write CHECKPOINT to OUTPUT with its encoder's Linear and Embedding weights stored as int8, one scale "
+            "per row (torchao weight-only). OUTPUT loads like any checkpoint, computing in bf16 or fp32. It is "
+            "written next to its place and renamed there only when complete."
+        ),
+    )
+    _add_folder_output_arguments(quantize_parser)
+    quantize_parser.set_defaults(handler=quantize)
+    onnx_parser = commands.add_parser(
+        "export-onnx",
+        help="export a checkpoint to ONNX (fp32 or int8) for ONNX Runtime",
+        description=(
+            "Write CHECKPOINT (either model family) to OUTPUT as an ONNX graph (model.onnx; inputs input_ids and "
+            "attention_mask, one <task>_logits output per head) with its config, tokenizer and card. "
+            "pipeline(\"punct-case\", model=OUTPUT) runs it with ONNX Runtime, and so does hf_punctcase.runtime "
+            "without torch. The export restores a few transcripts with the torch and the ONNX model and prints how "
+            "far their labels agree. OUTPUT is written next to its place and renamed there only when complete."
+        ),
+    )
+    _add_folder_output_arguments(onnx_parser)
+    onnx_parser.add_argument(
+        "--int8", action="store_true", help="quantize the graph's weights to int8 (ONNX Runtime dynamic quantization)"
+    )
+    onnx_parser.add_argument(
+        "--per-channel", action="store_true", help="with --int8: one scale per output channel instead of per tensor"
+    )
+    onnx_parser.add_argument(
+        "--parity-file", metavar="FILE",
+        help="transcripts (one a line) to compare the torch and ONNX models on (default: a few built-in ones)",
+    )
+    onnx_parser.set_defaults(handler=export_onnx)
     return parser
+
+
+def _add_folder_output_arguments(parser: argparse.ArgumentParser) -> None:
+    """CHECKPOINT, OUTPUT and --overwrite of the commands that write a checkpoint folder."""
+    parser.add_argument("path", metavar="CHECKPOINT", help="checkpoint folder, or 'default' for the embedded model")
+    parser.add_argument("output", metavar="OUTPUT", help="the folder to write; must not exist unless --overwrite")
+    parser.add_argument(
+        "--overwrite", action="store_true", help="replace OUTPUT if it exists (once the new folder is complete)"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -588,6 +683,8 @@ def main(argv: list[str] | None = None) -> int:
             check_window_sizes(args.window_words, args.context_words)
         except (TypeError, ValueError) as error:
             return _error(f"--window-words {args.window_words} / --context-words {args.context_words}: {error}")
+    if args.command == "export-onnx" and args.per_channel and not args.int8:
+        parser.error("--per-channel applies to --int8 export only")
     if args.command == "subtitles":
         if args.batch_size < 1:
             parser.error("--batch-size must be ≥ 1")

@@ -27,20 +27,38 @@ def stage_checkpoint(checkpoint: str | os.PathLike, target: str | os.PathLike, c
     """Write into ``target`` what a pushed repo holds: the checkpoint re-saved through the plugin (so
     that code files, ``auto_map`` and ``custom_pipelines`` are current), its tokenizer and its card
     (``card`` if given, else the checkpoint's README.md, else one generated from its
-    training_summary.json)."""
+    training_summary.json). An ONNX export (hf_punctcase.export.onnx) is copied as it is: its files
+    are what the runtime reads."""
+    import shutil
+
+    import torch
     from transformers import AutoTokenizer
 
-    from .models.joint_transformer import JointTokenClassificationModel
-    from .registry import check_model_dir
+    from .auto import AutoModelForJointTokenClassification
+    from .quantization import is_storage_quantized, save_quantized
+    from .registry import check_model_dir, is_onnx_dir
 
     source = Path(check_model_dir(Path(checkpoint)))
     target = Path(target)
     target.mkdir(parents=True, exist_ok=True)
-    # Keep the checkpoint's dtypes: on disk (the embedded default is fp16) and at load (it asks for fp32).
+    if is_onnx_dir(source):
+        shutil.copytree(source, target, dirs_exist_ok=True)
+        if card is not None:
+            (target / "README.md").write_text(card, encoding="utf-8")
+        return target
+    # Keep the checkpoint's dtypes: on disk (fp16, or int8 weights) and at load (it asks for fp32).
     config = json.loads((source / "config.json").read_text())
-    model = JointTokenClassificationModel.from_pretrained(source, dtype=_stored_dtype(source))
-    model.save_pretrained(target)
-    AutoTokenizer.from_pretrained(source).save_pretrained(target)
+    if is_storage_quantized(source):
+        # Loading turns int8 weights into floats; they are stored as int8 again (the same int8 values:
+        # each row's largest weight is what its scale was taken from).
+        with tempfile.TemporaryDirectory() as plain:
+            AutoModelForJointTokenClassification.from_pretrained(source, dtype=torch.float32).save_pretrained(plain)
+            AutoTokenizer.from_pretrained(source).save_pretrained(plain)
+            save_quantized(Path(plain), target)
+    else:
+        model = AutoModelForJointTokenClassification.from_pretrained(source, dtype=_stored_dtype(source))
+        model.save_pretrained(target)
+        AutoTokenizer.from_pretrained(source).save_pretrained(target)
     saved = json.loads((target / "config.json").read_text())
     if config.get("dtype") and saved.get("dtype") != config["dtype"]:
         saved["dtype"] = config["dtype"]

@@ -33,6 +33,24 @@ TEMPLATE_PATH = Path(__file__).resolve().parent / "templates" / "model_card.md"
 #: is named by where it lives: the ``default_model`` folder of the ``hf_punctcase`` package.
 EMBEDDED_DEFAULT_ID = "hf_punctcase/default_model"
 JOINT_MODEL_TYPE = "joint_token_classification"
+#: What a card says each model family is.
+JOINT_ARCHITECTURE = (
+    "a joint token classifier (Sunkara et al. 2020) with a punctuation head and a casing head that reads the "
+    "punctuation softmax"
+)
+CNN_BILSTM_MODEL_TYPE = "cnn_bilstm_punct_case"
+
+
+def architecture_of(config: dict) -> str:
+    """A checkpoint's model in words, from its config.json."""
+    if config.get("model_type") == CNN_BILSTM_MODEL_TYPE:
+        return (
+            f"a small CNN-BiLSTM trained from scratch on its own {config.get('vocab_size', 5000):,}-subword vocabulary "
+            f"({config.get('num_cnn_layers', 3)} convolutional layers, {config.get('num_bilstm_layers', 2)} BiLSTM layers "
+            "and an LSTM), whose punctuation head reads each state and the next and whose casing head reads the "
+            "previous state and each state, for restoration on devices"
+        )
+    return JOINT_ARCHITECTURE
 TASK_TYPE = "token-classification"
 TASK_NAME = "Punctuation and truecasing restoration"
 TAGS = ["punctuation-restoration", "truecasing", "asr", "hf_punctcase"]
@@ -101,6 +119,7 @@ class PunctCaseCardFacts:
     extra_datasets: list[str] = field(default_factory=list)  # `datasets` metadata a base checkpoint's card named
     punct_labels: Sequence[str] = ("COMMA", "PERIOD", "QUESTION")
     case_labels: Sequence[str] = ("UPPER_FIRST", "ALL_UPPER", "MIXED")
+    architecture: str = JOINT_ARCHITECTURE  # the model in words (:func:`architecture_of`)
 
 
 # --- licences and metadata ------------------------------------------------------------------------------
@@ -259,7 +278,7 @@ def build_model_card(facts: PunctCaseCardFacts) -> ModelCard:
         else f'p = pipeline("punct-case", model={model_ref})',
         parameters=f"{facts.num_parameters / 1e6:.1f}M",
         weights=f"{facts.size_on_disk_mb:.1f} MB ({facts.weights_dtype} safetensors"
-        f"{', loaded as fp32' if facts.weights_dtype != 'fp32' else ''})",
+        f"{_loaded_as(facts.weights_dtype)})",
         punct_labels=", ".join(["O", *facts.punct_labels]),
         case_labels=", ".join(["LOWER", *facts.case_labels]),
         data_rows=[
@@ -384,11 +403,28 @@ def base_checkpoint(init: str | None) -> BaseCheckpoint | None:
 # --- training records -----------------------------------------------------------------------------------
 
 
+#: How a card names int8 storage (hf_punctcase.quantization): the encoder's Linear and Embedding weights.
+INT8_WEIGHTS = "int8 per-row weight-only"
+
+
+def _loaded_as(weights_dtype: str) -> str:
+    if weights_dtype == "fp32":
+        return ""
+    if weights_dtype.startswith("int8"):
+        return "; loaded as bf16 on CPUs with AMX, else fp32"
+    return ", loaded as fp32"
+
+
 def stored_dtype(folder: str | os.PathLike) -> str:
     """The safetensors dtype name ("F32", "F16", "BF16", ...) a checkpoint's weights are stored in
-    (of its first tensor; "F32" where there is none)."""
+    (of its first tensor; "F32" where there is none), or "I8" for a checkpoint whose encoder weights
+    are stored as int8 (hf_punctcase.quantization)."""
     from safetensors import safe_open
 
+    from .quantization import is_storage_quantized
+
+    if is_storage_quantized(folder):
+        return "I8"
     weights = sorted(Path(folder).glob("*.safetensors"))
     if not weights:
         return "F32"
@@ -398,13 +434,16 @@ def stored_dtype(folder: str | os.PathLike) -> str:
 
 
 def parameter_count(folder: str | os.PathLike) -> int:
-    """Parameters in a checkpoint folder's safetensors files."""
+    """Parameters in a checkpoint folder's safetensors files (int8-stored weights counted once, without
+    their per-row scales and zero points)."""
     from safetensors import safe_open
 
     total = 0
     for weights in Path(folder).glob("*.safetensors"):
         with safe_open(str(weights), framework="pt") as handle:
             for name in handle.keys():
+                if name.endswith(("_scale", "_zero_point")):  # torchao's per-row terms of an int8 weight
+                    continue
                 numel = 1
                 for dim in handle.get_slice(name).get_shape():
                     numel *= dim
@@ -552,7 +591,7 @@ def card_data_for_checkpoint(
     config = json.loads((folder / "config.json").read_text())
     summary = _training_record(folder)
     weights = list(folder.glob("*.safetensors"))
-    dtype = {"F16": "fp16", "BF16": "bf16"}.get(stored_dtype(folder), "fp32")
+    dtype = {"F16": "fp16", "BF16": "bf16", "I8": INT8_WEIGHTS}.get(stored_dtype(folder), "fp32")
     chain = _training_chain(folder, summary) if summary else []
     base = base_checkpoint(chain[0][1].get("init")) if chain else None
     # The encoder's name as its config kept it, else where the first training stage started (unless that
@@ -617,6 +656,7 @@ def card_data_for_checkpoint(
         extra_datasets=base.metadata_datasets if base is not None else [],
         punct_labels=[label for label in config.get("punct_labels", ["O", "COMMA", "PERIOD", "QUESTION"]) if label != "O"],
         case_labels=[label for label in config.get("case_labels", ["LOWER", "UPPER_FIRST", "ALL_UPPER", "MIXED"]) if label != "LOWER"],
+        architecture=architecture_of(config),
     )
 
 

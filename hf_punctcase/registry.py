@@ -3,7 +3,9 @@ is whole before anything is loaded from it.
 
 :func:`check_model_dir` reads a folder's config, weights and tokenizer files without loading a model
 and raises one error naming the folder and the fault: a missing file (``FileNotFoundError``) or a
-file that is there but unusable (:class:`CheckpointError`, a ``ValueError``). :func:`load_pipeline`
+file that is there but unusable (:class:`CheckpointError`, a ``ValueError``). A folder exported to ONNX
+(``model.onnx`` and no torch weights: :func:`is_onnx_dir`) is checked the same way, and
+``pipeline("punct-case", model=folder)`` runs it with ONNX Runtime (:func:`onnx_pipeline`). :func:`load_pipeline`
 and the command line check local folders with it, and so does ``transformers.pipeline("punct-case",
 model=folder)`` once the package is imported (:func:`register_pipeline`). Loading never asks whether
 to run a folder's own code: ``trust_remote_code`` is passed to transformers explicitly, False unless
@@ -27,6 +29,7 @@ from .auto import AutoModelForJointTokenClassification
 from .labels import LabelScheme
 from .models import MODEL_FAMILIES
 from .pipelines import PunctCasePipeline
+from .runtime.onnx_backend import ONNX_MODEL_FILE
 
 TASK = "punct-case"
 #: The default checkpoint shipped inside the package (see model_cards/default.md).
@@ -53,7 +56,9 @@ def check_model_dir(path: str | os.PathLike, trust_remote_code: bool = False) ->
     ``case_labels`` (a missing one would silently become the default labels); the weights open as
     safetensors (not truncated, not empty) and their heads have one row per label; the tokenizer has
     a vocabulary (tokenizer.json, vocab.txt, vocab.json or a sentencepiece model) of at least
-    :data:`MIN_VOCABULARY` tokens. Everything else is a :class:`CheckpointError`.
+    :data:`MIN_VOCABULARY` tokens. Everything else is a :class:`CheckpointError`. An ONNX export
+    (:func:`is_onnx_dir`) has ``model.onnx`` (not empty) where a checkpoint has weights; its config and
+    tokenizer are checked alike.
     """
     folder = Path(path)
     if not folder.exists():
@@ -62,16 +67,28 @@ def check_model_dir(path: str | os.PathLike, trust_remote_code: bool = False) ->
         raise FileNotFoundError(f"model path {folder} is not a folder (expected a saved checkpoint folder)")
     missing = [name for name in _REQUIRED_FILES if not (folder / name).is_file()]
     weights = _weight_files(folder)
-    if not weights:
-        missing.append("model weights (model.safetensors)")
+    onnx = not weights and (folder / ONNX_MODEL_FILE).is_file()
+    if not weights and not onnx:
+        missing.append(f"model weights (model.safetensors, or {ONNX_MODEL_FILE} for an ONNX export)")
     if missing:
         raise FileNotFoundError(f"model path {folder} lacks {', '.join(missing)}")
     config = _read_config(folder)
     ours = _check_model_type(folder, config, trust_remote_code)
     labels = _check_labels(folder, config)
-    _check_weights(folder, weights, labels, config, require_heads=ours)
+    if onnx:
+        if (folder / ONNX_MODEL_FILE).stat().st_size == 0:
+            raise _fault(folder, f"{ONNX_MODEL_FILE} is empty (0 bytes)")
+    else:
+        _check_weights(folder, weights, labels, config, require_heads=ours)
     _check_tokenizer(folder)
     return str(folder)
+
+
+def is_onnx_dir(path: str | os.PathLike) -> bool:
+    """Whether a folder is an ONNX export: it has ``model.onnx`` and no torch weights (a folder with
+    both is a torch checkpoint, and the pipeline runs its torch model)."""
+    folder = Path(path)
+    return folder.is_dir() and (folder / ONNX_MODEL_FILE).is_file() and not _weight_files(folder)
 
 
 def _fault(folder: Path, message: str) -> CheckpointError:
@@ -281,6 +298,8 @@ def load_pipeline(
     transformers never asks on stdin. Other keyword arguments go to ``pipeline()``.
     """
     arguments = {"model": resolve_model(model, trust_remote_code=trust_remote_code), **kwargs}
+    if is_onnx_dir(arguments["model"]):
+        return onnx_pipeline(arguments.pop("model"), **arguments)
     if _loads_on_cpu(arguments) and arguments.get("dtype", "auto") == "auto":
         arguments["dtype"] = default_dtype()
     return _transformers_pipeline()(TASK, trust_remote_code=trust_remote_code, **arguments)
@@ -333,15 +352,67 @@ def _checked_pipeline(original):
             bound.arguments["trust_remote_code"] = trust = False
         if bound.arguments.get("model") is None:  # the embedded default, without transformers' warning
             bound.arguments["model"] = default_model_path()
-        if _loads_on_cpu(bound.arguments) and bound.arguments.get("dtype", "auto") == "auto":
-            bound.arguments["dtype"] = default_dtype()
         model = bound.arguments.get("model")
         if isinstance(model, (str, os.PathLike)) and _looks_local(str(model)):
             bound.arguments["model"] = check_model_dir(Path(model).expanduser(), trust_remote_code=bool(trust))
+            if is_onnx_dir(bound.arguments["model"]):
+                arguments = dict(bound.arguments)
+                arguments.pop("task")
+                arguments.update(arguments.pop("kwargs", {}))
+                return onnx_pipeline(arguments.pop("model"), **arguments)
+        if _loads_on_cpu(bound.arguments) and bound.arguments.get("dtype", "auto") == "auto":
+            bound.arguments["dtype"] = default_dtype()
         return original(*bound.args, **bound.kwargs)
 
     pipeline._punct_case_checked = True
     return pipeline
+
+
+#: ``pipeline()`` arguments that choose how a torch model is loaded: an ONNX export has nothing to
+#: choose there (its tokenizer and graph are in the folder), so they are accepted and unused.
+_LOADING_ONLY = (
+    "config", "feature_extractor", "framework", "image_processor", "model_kwargs", "pipeline_class", "processor",
+    "revision", "token", "trust_remote_code", "use_fast",
+)
+
+
+def onnx_pipeline(
+    folder: str | os.PathLike,
+    *,
+    tokenizer=None,
+    device=None,
+    dtype=None,
+    device_map=None,
+    batch_size: int | None = None,
+    intra_op_num_threads: int | None = None,
+    **kwargs: Any,
+) -> PunctCasePipeline:
+    """The ``punct-case`` pipeline over a folder exported to ONNX (:func:`is_onnx_dir`): the same
+    windows, batching and decoding as for a torch model, with the model run by ONNX Runtime on the CPU
+    (:class:`~hf_punctcase.pipelines.backends.OnnxModel`). The folder's tokenizer is loaded unless one
+    is given; ``device`` may only name the CPU and ``dtype`` only float32 or "auto" (the graph's
+    precision was fixed at export). Other keyword arguments are the pipeline's (``window_words``, ...);
+    those that choose how a torch model loads (``trust_remote_code``, ``revision``, ...) are ignored."""
+    import torch
+    from transformers import AutoTokenizer
+
+    from .pipelines import OnnxModel
+
+    folder = check_model_dir(Path(folder).expanduser())
+    if device_map is not None:
+        raise ValueError(f"model path {folder} is an ONNX export: it runs on the CPU, without a device_map")
+    if device is not None and not (isinstance(device, int) and device < 0) and torch.device(device).type != "cpu":
+        raise ValueError(f"model path {folder} is an ONNX export: it runs on the CPU with ONNX Runtime, not on {device}")
+    if dtype not in (None, "auto", "float32", torch.float32):
+        raise ValueError(f"model path {folder} is an ONNX export: its precision was fixed at export (dtype {dtype} asked)")
+    for name in _LOADING_ONLY:
+        kwargs.pop(name, None)
+    model = OnnxModel(folder, intra_op_num_threads=intra_op_num_threads)
+    if tokenizer is None or isinstance(tokenizer, (str, os.PathLike)):
+        tokenizer = AutoTokenizer.from_pretrained(tokenizer or folder)
+    return PunctCasePipeline(
+        model=model, tokenizer=tokenizer, task=TASK, device=torch.device("cpu"), batch_size=batch_size, **kwargs
+    )
 
 
 def default_dtype():

@@ -32,6 +32,9 @@ from .tokenization import first_subword_positions, model_words, tokenize_words
 
 #: Words longer than this are passed through untouched and shown to the model as one unknown token.
 MAX_WORD_CHARS = 100
+#: Words per model window, and words of context on each side of a window's core, unless asked otherwise.
+DEFAULT_WINDOW_WORDS = 200
+DEFAULT_CONTEXT_WORDS = 50
 #: The task heads whose probabilities restoration reads, by the name a backend gives them.
 PUNCTUATION, CASING = "punct", "case"
 #: Every task restoration may restore (``decode``'s ``tasks``): punctuation, casing.
@@ -74,6 +77,14 @@ def check_one_token(word: str, where: str) -> None:
     holding whitespace would break one word in, one word out."""
     if not word or len(word.split()) != 1 or word != word.strip():
         raise ValueError(f"{where} ({word!r}) is empty or holds whitespace; each word must be one token")
+
+
+def check_words(words: Sequence[str]) -> list[str]:
+    """A pre-split transcript's words as a list, each checked by :func:`check_one_token` (the error
+    names the word's index)."""
+    for i, word in enumerate(words):
+        check_one_token(word, f"word {i}")
+    return list(words)
 
 
 def is_opaque(word: str) -> bool:
@@ -193,6 +204,18 @@ def _fit(tokenizer, words: Sequence[str], window: Window, max_length: int):
         )
 
 
+#: The longest subword sequence given to a model when neither it nor its tokenizer sets a usable limit.
+DEFAULT_MAX_LENGTH = 512
+
+
+def max_input_length(model_limit: int | None, tokenizer_limit: int | None) -> int:
+    """Subwords per window given to a model: the smaller of the model's limit (its
+    ``max_position_embeddings``) and the tokenizer's ``model_max_length``; a tokenizer without a real
+    limit (transformers writes a huge number) counts as :data:`DEFAULT_MAX_LENGTH`."""
+    tokenizer_limit = tokenizer_limit if tokenizer_limit is not None and tokenizer_limit < 100_000 else DEFAULT_MAX_LENGTH
+    return min(DEFAULT_MAX_LENGTH if model_limit is None else model_limit, tokenizer_limit)
+
+
 def word_probabilities(probs: np.ndarray, core_positions: np.ndarray) -> np.ndarray:
     """One window's subword probabilities ``(seq_len, classes)`` → one row per core word (its first
     subword's); a word without subwords gets certainty on class 0 (``O`` / ``LOWER``)."""
@@ -201,6 +224,12 @@ def word_probabilities(probs: np.ndarray, core_positions: np.ndarray) -> np.ndar
     seen = core_positions >= 0
     rows[seen] = probs[core_positions[seen]]
     return rows
+
+
+def join_windows(windows: Sequence[dict[str, np.ndarray]], num_words: int) -> dict[str, np.ndarray]:
+    """An input's per-word probabilities by task, from its windows' (:func:`word_probabilities` of
+    each, in order): one row per input word."""
+    return {task: np.concatenate([window[task] for window in windows])[:num_words] for task in windows[0]}
 
 
 #: Punctuation labels that end a sentence: the next word is capitalised.
@@ -451,6 +480,9 @@ def sentences(words: Sequence[dict]) -> list[dict]:
 
 __all__ = [
     "CASING",
+    "DEFAULT_CONTEXT_WORDS",
+    "DEFAULT_MAX_LENGTH",
+    "DEFAULT_WINDOW_WORDS",
     "EncodedWindow",
     "InputWords",
     "MAX_WORD_CHARS",
@@ -465,6 +497,7 @@ __all__ = [
     "check_one_token",
     "check_tasks",
     "check_window_sizes",
+    "check_words",
     "consistent_labels",
     "decode",
     "encode_windows",
@@ -472,6 +505,8 @@ __all__ = [
     "has_surrogate",
     "is_opaque",
     "is_sentence_end",
+    "join_windows",
+    "max_input_length",
     "plan_windows",
     "restored_trail",
     "sentences",

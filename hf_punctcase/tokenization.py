@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-
-from transformers import BatchEncoding, PreTrainedTokenizerBase
+from typing import TYPE_CHECKING
 
 from .labels import IGNORE_INDEX
+
+if TYPE_CHECKING:  # annotations only: restoration (and the runtime without transformers) imports this module
+    from transformers import BatchEncoding, PreTrainedTokenizerBase
 
 # Knowledge distillation: the teacher's logits per word (word-level columns of a dataset), and per
 # subword with a mask once tokenised (see hf_punctcase.training.distillation).

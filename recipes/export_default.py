@@ -1,6 +1,6 @@
 #!/usr/bin/env python
 """Evaluate a trained checkpoint through the public pipeline, ship it as the embedded default
-(fp16 safetensors inside the package) and write its model card.
+(safetensors inside the package: int8 encoder weights per row, or fp16) and write its model card.
 
     python recipes/export_default.py --checkpoint CHECKPOINT \
         --training-machine "2 CPU cores (x86-64, bf16 autocast), no GPU" --ablation-table ablations.md
@@ -26,25 +26,33 @@ from transformers import AutoTokenizer
 
 import hf_punctcase
 from hf_punctcase.data import data_dir
+from hf_punctcase.quantization import save_quantized
 from hf_punctcase.evaluation import ASR_DEV_SETS, DEV_SETS, DevSet, available, evaluate_asr_set, evaluate_dev_set
-from hf_punctcase.model_card import EMBEDDED_DEFAULT_ID, DevSetEvaluation, card_data_for_checkpoint, render_model_card
+from hf_punctcase.io import atomic_directory, atomic_write_text
+from hf_punctcase.model_card import INT8_WEIGHTS, EMBEDDED_DEFAULT_ID, DevSetEvaluation, card_data_for_checkpoint, render_model_card
 
 REPO = Path(__file__).resolve().parents[1]
 
 
-def export_fp16(checkpoint: Path, target: Path, encoder_name: str | None = None) -> None:
-    """Copy a checkpoint with fp16 weights; the config asks for fp32 so that it loads as fp32 on CPU.
+def export_default(checkpoint: Path, target: Path, storage: str, encoder_name: str | None = None) -> None:
+    """Write a checkpoint as the package's embedded model: weights only (``int8``: the encoder's Linear
+    and Embedding weights as int8 per row, hf_punctcase.quantization; ``fp16``: every weight in fp16),
+    config and tokenizer; the config asks for fp32, which the pipeline replaces by bf16 on CPUs with AMX.
     ``encoder_name`` replaces the directory the encoder was loaded from (site-packages, or a local MLM
-    run), meaningless on a user's machine; the card says the rest. The target's README.md (the card) is
-    written afterwards by main()."""
+    run), meaningless on a user's machine. The target is replaced only once complete; its README.md (the
+    card) is written afterwards by main()."""
     model = hf_punctcase.JointTokenClassificationModel.from_pretrained(checkpoint, dtype=torch.float32)
     tokenizer = AutoTokenizer.from_pretrained(checkpoint)
-    with tempfile.TemporaryDirectory() as tmp:
-        model.save_pretrained(tmp)
-        tokenizer.save_pretrained(tmp)
-        weights = load_file(Path(tmp) / "model.safetensors")
-        save_file({k: v.half().contiguous() for k, v in weights.items()}, Path(tmp) / "model.safetensors", metadata={"format": "pt"})
-        config = json.loads((Path(tmp) / "config.json").read_text())
+    with tempfile.TemporaryDirectory() as plain, atomic_directory(target, overwrite=True) as staging:
+        model.save_pretrained(plain)
+        tokenizer.save_pretrained(plain)
+        if storage == "int8":
+            save_quantized(Path(plain), staging)
+        else:
+            weights = load_file(Path(plain) / "model.safetensors")
+            shutil.copytree(plain, staging, dirs_exist_ok=True)
+            save_file({k: v.half().contiguous() for k, v in weights.items()}, staging / "model.safetensors", metadata={"format": "pt"})
+        config = json.loads((staging / "config.json").read_text())
         config["dtype"] = "float32"
         if encoder_name:
             config["encoder"]["_name_or_path"] = encoder_name
@@ -52,12 +60,9 @@ def export_fp16(checkpoint: Path, target: Path, encoder_name: str | None = None)
         # the config entries pointing at them are written when the default is saved or pushed.
         for key in ("auto_map", "custom_pipelines"):
             config.pop(key, None)
-        (Path(tmp) / "config.json").write_text(json.dumps(config, indent=2, sort_keys=True) + "\n")
-        for code in Path(tmp).glob("*.py"):
+        (staging / "config.json").write_text(json.dumps(config, indent=2, sort_keys=True) + "\n")
+        for code in staging.glob("*.py"):
             code.unlink()
-        if target.exists():
-            shutil.rmtree(target)
-        shutil.copytree(tmp, target)
 
 
 def evaluate_all(restorer, root: Path, batch_size: int) -> list[DevSetEvaluation]:
@@ -91,6 +96,10 @@ def main() -> None:
     )
     parser.add_argument("--batch-size", type=int, default=16)
     parser.add_argument(
+        "--storage", choices=["int8", "fp16"], default="int8",
+        help="int8: the encoder's weights as int8 per row (about half of fp16 on disk); fp16: every weight in fp16",
+    )
+    parser.add_argument(
         "--ablation-table", type=Path, default=None,
         help="A markdown file (e.g. from benchmarks/ablation_table.py) the card shows as its ablation section.",
     )
@@ -102,7 +111,7 @@ def main() -> None:
     if card.base_model_id == EMBEDDED_DEFAULT_ID:
         card.base_model_id = card.encoder_id
         card.base_checkpoint = "the previous embedded default of hf_punctcase (its training data are listed below)"
-    export_fp16(args.checkpoint, args.target, encoder_name=card.encoder_id)
+    export_default(args.checkpoint, args.target, args.storage, encoder_name=card.encoder_id)
     restorer = hf_punctcase.load_pipeline(str(args.target))
     evaluations = evaluate_all(restorer, data_dir(args.data_dir), args.batch_size)
     (args.checkpoint / "dev_evaluation.json").write_text(json.dumps({e.name: e.scores for e in evaluations}, indent=2))
@@ -111,28 +120,28 @@ def main() -> None:
     card.model_name = "hf_punctcase default"
     card.embedded_default = True
     card.size_on_disk_mb = size
-    card.weights_dtype = "fp16"
+    card.weights_dtype = INT8_WEIGHTS if args.storage == "int8" else "fp16"
     card.evaluations = evaluations
     card.evaluation_command = "python recipes/export_default.py --checkpoint CHECKPOINT"
     card.evaluation_notes = [
-        f"The shipped fp16 weights through the pipeline's defaults, at batch size {args.batch_size}; words/s on "
-        "the hardware the export ran on."
+        f"The shipped {card.weights_dtype} weights through the pipeline's defaults (bf16 compute on CPUs with "
+        f"AMX, else fp32), at batch size {args.batch_size}; words/s on the hardware the export ran on."
     ]
     if args.recipe_command:
         card.recipe_command = args.recipe_command
     card.notes = [
-        "Licence: some of the training text (the MLM adaptation's included) is under non-commercial licences "
+        "Licence: some of the training text is under non-commercial licences "
         "(Training data), so this checkpoint is for non-commercial use only; read the TED terms (no "
         "derivatives) before redistributing it.",
-        "The recipes' ablations (MLM adaptation, two-stage finetuning, depth, case conditioning, distillation) "
-        "are in the project's docs/experiments.md.",
+        "The recipes' ablations (encoders and depth, MLM adaptation, two-stage finetuning, case conditioning, "
+        "distillation, window widths) are in the project's docs/experiments.md.",
     ]
     if args.ablation_table:
         card.extra_sections["Ablations (dev)"] = args.ablation_table.read_text()
     text = render_model_card(card)
     args.card.parent.mkdir(parents=True, exist_ok=True)
-    args.card.write_text(text)
-    (args.target / "README.md").write_text(text)  # the card travels with the package and any push
+    atomic_write_text(args.card, text)
+    atomic_write_text(args.target / "README.md", text)  # the card travels with the package and any push
     print(f"wrote {args.target} ({size:.1f} MB) and {args.card}")
 
 

@@ -1,4 +1,5 @@
-"""Fixtures: a tiny random joint model with a WordPiece tokenizer trained here, offline."""
+"""Fixtures: a tiny random joint model with a WordPiece tokenizer trained here, and a tiny random
+CNN-BiLSTM with a Unigram tokenizer trained here, offline."""
 
 from __future__ import annotations
 
@@ -86,6 +87,45 @@ def tiny_encoder_dir(tmp_path_factory, tiny_tokenizer) -> str:
     path = tmp_path_factory.mktemp("tiny_encoder")
     BertModel(tiny_config().encoder, add_pooling_layer=False).save_pretrained(path)
     tiny_tokenizer.save_pretrained(path)
+    return str(path)
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "slow: takes tens of seconds (builds a virtual environment); runs by default")
+
+
+def tiny_corpus_texts(num_texts: int = 200, seed: int = 0) -> list[str]:
+    """Punctuated, cased texts of the fixture vocabulary, for training tiny tokenizers."""
+    rng = random.Random(seed)
+    sentences = [random_text(rng, rng.randint(3, 12)) for _ in range(num_texts)]
+    texts = [s.capitalize() + rng.choice([".", "?", ","]) for s in sentences]
+    return texts + ["3.5 1,000 don't high-functioning ? . , ! -- café NASA iPhone"]
+
+
+@pytest.fixture(scope="session")
+def tiny_cnn_tokenizer():
+    """The CNN-BiLSTM family's Unigram tokenizer, trained here on the fixture vocabulary."""
+    from hf_punctcase.models.cnn_bilstm import train_tokenizer
+
+    return train_tokenizer(tiny_corpus_texts(), vocab_size=150, model_max_length=128)
+
+
+def tiny_cnn_config(vocab_size: int, **kwargs) -> hf_punctcase.CnnBiLstmConfig:
+    kwargs.setdefault("mixed_case_lexicon", {"iphone": "iPhone"})
+    return hf_punctcase.CnnBiLstmConfig(vocab_size=vocab_size, embedding_size=16, hidden_size=12, **kwargs)
+
+
+@pytest.fixture(scope="session")
+def tiny_cnn_model(tiny_cnn_tokenizer) -> hf_punctcase.CnnBiLstmForJointTokenClassification:
+    torch.manual_seed(0)
+    return hf_punctcase.CnnBiLstmForJointTokenClassification(tiny_cnn_config(len(tiny_cnn_tokenizer))).eval()
+
+
+@pytest.fixture(scope="session")
+def tiny_cnn_dir(tmp_path_factory, tiny_cnn_model, tiny_cnn_tokenizer) -> str:
+    path = tmp_path_factory.mktemp("tiny_cnn")
+    tiny_cnn_model.save_pretrained(path)
+    tiny_cnn_tokenizer.save_pretrained(path)
     return str(path)
 
 

@@ -1,6 +1,16 @@
-"""Pipelines over backends: the ``"punct-case"`` transformers pipeline and the torch backend."""
+"""Pipelines over backends: the ``"punct-case"`` transformers pipeline, the torch backend and the ONNX
+Runtime backend."""
 
-from .backends import TorchBackend, native_bf16_cpu
+from .backends import OnnxBackend, OnnxModel, TorchBackend, backend_for, native_bf16_cpu
 from .punct_case import DEFAULT_CONTEXT_WORDS, DEFAULT_WINDOW_WORDS, PunctCasePipeline
 
-__all__ = ["DEFAULT_CONTEXT_WORDS", "DEFAULT_WINDOW_WORDS", "PunctCasePipeline", "TorchBackend", "native_bf16_cpu"]
+__all__ = [
+    "DEFAULT_CONTEXT_WORDS",
+    "DEFAULT_WINDOW_WORDS",
+    "OnnxBackend",
+    "OnnxModel",
+    "PunctCasePipeline",
+    "TorchBackend",
+    "backend_for",
+    "native_bf16_cpu",
+]

@@ -1,8 +1,10 @@
 """The ``"punct-case"`` pipeline: raw transcript in, punctuated and cased text out.
 
 A thin transformers ``ChunkPipeline`` over :mod:`hf_punctcase.restoration` (words, windows, subwords,
-probabilities → labels → text) and a backend (:class:`~hf_punctcase.pipelines.backends.TorchBackend`)
-that maps subword ids to per-task probabilities. Windows of all inputs are batched together
+probabilities → labels → text) and a backend that maps subword ids to per-task probabilities:
+:class:`~hf_punctcase.pipelines.backends.TorchBackend` for a torch model,
+:class:`~hf_punctcase.pipelines.backends.OnnxBackend` for a folder exported to ONNX
+(:func:`~hf_punctcase.pipelines.backends.backend_for`). Windows of all inputs are batched together
 (``batch_size`` windows per forward pass).
 
 Output contract: ``result["text"].split()`` has one token per input word, in order, each the input
@@ -22,24 +24,25 @@ from transformers.pipelines.base import ChunkPipeline
 
 from ..labels import LabelScheme
 from ..restoration import (
+    DEFAULT_CONTEXT_WORDS,
+    DEFAULT_WINDOW_WORDS,
     TASKS,
     InputWords,
     add_char_offsets,
-    check_one_token,
     check_tasks,
     check_window_sizes,
+    check_words,
     decode,
     encode_windows,
     encoder_words,
+    join_windows,
+    max_input_length,
     plan_windows,
     sentences,
     split_words,
     word_probabilities,
 )
-from .backends import TorchBackend
-
-DEFAULT_WINDOW_WORDS = 200
-DEFAULT_CONTEXT_WORDS = 50
+from .backends import backend_for
 
 
 class PunctCasePipeline(ChunkPipeline):
@@ -95,13 +98,10 @@ class PunctCasePipeline(ChunkPipeline):
         super().__init__(*args, **kwargs)
         if self._batch_size is None:
             self._batch_size = 16  # windows of one long input are batched too
-        self.backend = TorchBackend(self.model)
+        self.backend = backend_for(self.model)
         self.scheme: LabelScheme = self.model.config.label_scheme
         self.lexicon: dict[str, str] = dict(self.model.config.mixed_case_lexicon or {})
-        self.max_length = min(
-            self.model.config.max_position_embeddings,
-            self.tokenizer.model_max_length if self.tokenizer.model_max_length < 100_000 else 512,
-        )
+        self.max_length = max_input_length(self.model.config.max_position_embeddings, self.tokenizer.model_max_length)
 
     def save_pretrained(self, save_directory, **kwargs):
         """Save the model (with the code that loads it and this pipeline without the plugin) and the
@@ -156,12 +156,12 @@ class PunctCasePipeline(ChunkPipeline):
         (a list of either)."""
         if is_split_into_words:
             if _is_word_list(inputs):
-                return super().__call__(_PreSplit(_checked_words(inputs)), **kwargs)
+                return super().__call__(_PreSplit(check_words(inputs)), **kwargs)
             if _is_timed_list(inputs):
                 return super().__call__(_timed(inputs), **kwargs)
             if isinstance(inputs, (list, tuple)) and all(_is_word_list(item) or _is_timed_list(item) for item in inputs):
                 return self._call_many(
-                    [_PreSplit(_checked_words(item)) if _is_word_list(item) else _timed(item) for item in inputs], kwargs
+                    [_PreSplit(check_words(item)) if _is_word_list(item) else _timed(item) for item in inputs], kwargs
                 )
             raise TypeError(
                 "with is_split_into_words=True, pass a list of words (str, or dicts with a \"word\") or a list of such lists"
@@ -259,7 +259,7 @@ class PunctCasePipeline(ChunkPipeline):
         if isinstance(source, list):  # batch_size=1 keeps the collated list of one
             source = source[0]
         windows = [window for output in model_outputs for window in _unbatched(output["probs"])]
-        probs = {task: np.concatenate([window[task] for window in windows])[: len(source)] for task in windows[0]}
+        probs = join_windows(windows, len(source))
         result = decode(source, probs, self.scheme, self.lexicon, keep_punctuation, consistent_casing, tasks)
         add_char_offsets(result["words"])
         extras = getattr(source, "extras", None)
@@ -305,17 +305,11 @@ def _timed(words: Sequence[Mapping]) -> _PreSplit:
             raise TypeError(f"word {i} has no \"word\" string (got {type(word).__name__}): {dict(entry)!r:.200}")
         texts.append(word.strip())
         extras.append({key: value for key, value in entry.items() if key != "word"})
-    return _PreSplit(_checked_words(texts), extras)
+    return _PreSplit(check_words(texts), extras)
 
 
 def _is_word_list(value) -> bool:
     return isinstance(value, (list, tuple)) and all(isinstance(word, str) for word in value)
-
-
-def _checked_words(words: Sequence[str]) -> list[str]:
-    for i, word in enumerate(words):
-        check_one_token(word, f"word {i}")
-    return list(words)
 
 
 def _item(encoded, source: InputWords) -> dict:

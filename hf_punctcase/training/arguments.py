@@ -23,9 +23,14 @@ from transformers import HfArgumentParser
 TEXT_SPLITS = ("hash", "all")
 
 
+#: The model families ``--model_family`` names (hf_punctcase.models.FAMILY_NAMES).
+MODEL_FAMILY_CHOICES = ("joint_transformer", "cnn_bilstm")
+
+
 @dataclass
 class ModelArguments:
-    """The model to train: a new joint model on an encoder, or a joint checkpoint to go on training."""
+    """The model to train: a new joint model on an encoder, a new CNN-BiLSTM from scratch on its own
+    tokenizer, or a checkpoint of either family to go on training."""
 
     encoder: str | None = field(
         default=None,
@@ -41,9 +46,30 @@ class ModelArguments:
             "for the model shipped inside the package."
         },
     )
+    model_family: str | None = field(
+        default=None,
+        metadata={
+            "help": "joint_transformer (an encoder with two heads; the default) or cnn_bilstm (the on-device model, "
+            "trained from scratch on --tokenizer_name_or_path). With --model_name_or_path: the checkpoint's family."
+        },
+    )
+    tokenizer_name_or_path: str | None = field(
+        default=None,
+        metadata={"help": "cnn_bilstm from scratch: its subword tokenizer (recipes/train_tokenizer.py writes one)."},
+    )
+    config_overrides: str | None = field(
+        default=None,
+        metadata={"help": "cnn_bilstm from scratch: config fields to change, e.g. hidden_size=256,dropout=0.3"},
+    )
     num_encoder_layers: int | None = field(default=None, metadata={"help": "Keep the first k encoder layers."})
     case_conditioning: str = field(default="punct_probs", metadata={"help": "punct_probs | none"})
-    punct_loss_weight: float = field(default=0.6, metadata={"help": "α in α·CE(punct) + CE(case)."})
+    punct_loss_weight: float | None = field(
+        default=None,
+        metadata={
+            "help": "α, the punctuation loss's weight next to the casing loss's (default: the family's, 0.6 for the "
+            "joint transformer, 0.7 for cnn_bilstm)."
+        },
+    )
     label_smoothing: float = field(default=0.0, metadata={"help": "Label smoothing of both cross-entropies."})
     punct_class_weights: list[float] | None = field(
         default=None, metadata={"help": "One weight per punctuation class (O COMMA PERIOD QUESTION), e.g. 1 1 1 3."}
@@ -52,6 +78,22 @@ class ModelArguments:
     lora_alpha: int = field(default=16)
     lora_dropout: float = field(default=0.1)
     lora_target_modules: list[str] | None = field(default=None, metadata={"help": "Default: query/value projections."})
+
+    def __post_init__(self):
+        if self.model_family is not None and self.model_family not in MODEL_FAMILY_CHOICES:
+            raise ValueError(f"--model_family must be one of {list(MODEL_FAMILY_CHOICES)}, got {self.model_family!r}")
+        if self.model_family == "cnn_bilstm":
+            for name, value in (("--encoder", self.encoder), ("--num_encoder_layers", self.num_encoder_layers),
+                                ("--lora_r", self.lora_r)):
+                if value:
+                    raise ValueError(f"{name} is for the joint transformer, not --model_family cnn_bilstm")
+            if not self.model_name_or_path and not self.tokenizer_name_or_path:
+                raise ValueError(
+                    "--model_family cnn_bilstm trains from scratch on its own vocabulary: pass --tokenizer_name_or_path "
+                    "(recipes/train_tokenizer.py writes one), or --model_name_or_path to go on training a checkpoint"
+                )
+        elif self.config_overrides:
+            raise ValueError("--config_overrides applies to --model_family cnn_bilstm trained from scratch")
 
 
 @dataclass

@@ -9,9 +9,10 @@
         TrainingArguments(output_dir="runs/mine", max_steps=300, eval_strategy="steps", eval_steps=100),
     )
 
-The model: a new joint model on an encoder (``encoder``, truncated to ``num_encoder_layers``) or a
-joint checkpoint to go on training (``model_name_or_path``; ``"default"`` is the model shipped inside
-the package). Data: corpus specs with sampling weights (``ted=0.5 mts_dialog=3``, see
+The model: a new joint model on an encoder (``encoder``, truncated to ``num_encoder_layers``), a new
+CNN-BiLSTM trained from scratch on its own subword tokenizer (``model_family="cnn_bilstm"``,
+``tokenizer_name_or_path``), or a checkpoint of either family to go on training
+(``model_name_or_path``; ``"default"`` is the model shipped inside the package). Data: corpus specs with sampling weights (``ted=0.5 mts_dialog=3``, see
 hf_punctcase.data.mixing), each document cut into windows of ``window_words`` words, read once: the
 MIXED-case lexicon comes from the same pass (the ``written`` column). Dev set: the validation splits
 of ``eval_corpora`` and the user's ``validation_file``. OUTPUT/final gets the model, its card
@@ -49,7 +50,10 @@ from ..evaluation import compute_metrics_for, evaluate_dataset
 from ..hub import push_to_hub
 from ..labels import LabelScheme
 from ..model_card import card_for_checkpoint, checkpoint_step
-from ..models.joint_transformer import JointTokenClassificationModel
+from ..auto import AutoModelForJointTokenClassification
+from ..models import FAMILY_NAMES
+from ..models.cnn_bilstm import CnnBiLstmConfig, CnnBiLstmForJointTokenClassification
+from ..models.joint_transformer import JointTokenClassificationConfig, JointTokenClassificationModel
 from ..registry import resolve_model
 from ..tokenization import tokenize_dataset
 from .arguments import DataArguments, DistillationArguments, ModelArguments
@@ -158,20 +162,30 @@ def load_dev_sets(
 
 def build_model(
     model_args: ModelArguments, scheme: LabelScheme, lexicon: dict[str, str]
-) -> tuple[JointTokenClassificationModel, PreTrainedTokenizerBase, str]:
-    """The model to train, its tokenizer, and where it came from (the checkpoint as named, or the encoder folder)."""
+) -> tuple[PreTrainedModel, PreTrainedTokenizerBase, str]:
+    """The model to train, its tokenizer, and where it came from (the checkpoint as named, the encoder
+    folder, or :data:`FROM_SCRATCH` for a CNN-BiLSTM trained from scratch)."""
     if model_args.model_name_or_path:
         # "default" is the model shipped inside the package, not a Hub id.
         path = resolve_model(model_args.model_name_or_path)
-        model = JointTokenClassificationModel.from_pretrained(path)
+        model = AutoModelForJointTokenClassification.from_pretrained(path, trust_remote_code=False)
+        family = model_args.model_family
+        if family is not None and FAMILY_NAMES[family] != model.config.model_type:
+            raise ValueError(
+                f"--model_family {family} but {model_args.model_name_or_path} is a {model.config.model_type} checkpoint"
+            )
+        if model_args.config_overrides:
+            raise ValueError("--config_overrides applies to a model trained from scratch, not to a checkpoint")
         # A later stage may see words the first did not: the lexicon is the union, new forms winning.
         model.config.mixed_case_lexicon = {**(model.config.mixed_case_lexicon or {}), **lexicon}
         # The loss options are this run's, whatever the checkpoint was trained with.
-        model.config.punct_loss_weight = model_args.punct_loss_weight
+        model.config.punct_loss_weight = _punct_loss_weight(model_args, type(model.config))
         model.config.label_smoothing = model_args.label_smoothing
         model.config.punct_class_weights = model_args.punct_class_weights
         model.config.validate_loss_options()
         return model, AutoTokenizer.from_pretrained(path), str(model_args.model_name_or_path)
+    if model_args.model_family == "cnn_bilstm":
+        return _cnn_bilstm_from_scratch(model_args, scheme, lexicon)
     source = resolve_encoder(model_args.encoder)
     model = JointTokenClassificationModel.from_encoder(
         source,
@@ -179,12 +193,45 @@ def build_model(
         punct_labels=list(scheme.punct_labels),
         case_labels=list(scheme.case_labels),
         case_conditioning=model_args.case_conditioning,
-        punct_loss_weight=model_args.punct_loss_weight,
+        punct_loss_weight=_punct_loss_weight(model_args, JointTokenClassificationConfig),
         label_smoothing=model_args.label_smoothing,
         punct_class_weights=model_args.punct_class_weights,
         mixed_case_lexicon=lexicon,
     )
     return model, AutoTokenizer.from_pretrained(source), str(source)
+
+
+#: What a run's record and card give as the start of a CNN-BiLSTM trained from scratch.
+FROM_SCRATCH = "none (a CNN-BiLSTM trained from scratch)"
+
+
+def _punct_loss_weight(model_args: ModelArguments, config_class: type) -> float:
+    """α as asked for, else the family's default (its config class's)."""
+    return config_class.punct_loss_weight if model_args.punct_loss_weight is None else model_args.punct_loss_weight
+
+
+def _cnn_bilstm_from_scratch(
+    model_args: ModelArguments, scheme: LabelScheme, lexicon: dict[str, str]
+) -> tuple[CnnBiLstmForJointTokenClassification, PreTrainedTokenizerBase, str]:
+    """A new CNN-BiLSTM sized to its tokenizer's vocabulary (``--config_overrides`` changes its other
+    fields: ``hidden_size=256,dropout=0.3``), with freshly initialised weights."""
+    tokenizer = AutoTokenizer.from_pretrained(model_args.tokenizer_name_or_path)
+    if tokenizer.pad_token_id is None:
+        raise ValueError(f"the tokenizer {model_args.tokenizer_name_or_path} has no padding token")
+    fields = CnnBiLstmConfig(
+        vocab_size=len(tokenizer),
+        pad_token_id=tokenizer.pad_token_id,
+        punct_labels=list(scheme.punct_labels),
+        case_labels=list(scheme.case_labels),
+        punct_loss_weight=_punct_loss_weight(model_args, CnnBiLstmConfig),
+        label_smoothing=model_args.label_smoothing,
+        punct_class_weights=model_args.punct_class_weights,
+        mixed_case_lexicon=lexicon,
+    )
+    if model_args.config_overrides:
+        fields.update_from_string(model_args.config_overrides)
+    config = CnnBiLstmConfig.from_dict(fields.to_dict())  # checks the fields as changed
+    return CnnBiLstmForJointTokenClassification(config), tokenizer, FROM_SCRATCH
 
 
 # ---- the machine ---------------------------------------------------------------------------------

@@ -70,13 +70,7 @@ class JointTokenClassificationConfig(PreTrainedConfig):
 
     def __post_init__(self, **kwargs):
         super().__post_init__(**kwargs)
-        self.punct_labels = list(self.punct_labels)
-        self.case_labels = list(self.case_labels)
-        LabelScheme(tuple(self.punct_labels), tuple(self.case_labels))  # validates the label sets
-        # The standard label maps name the punctuation classes (the output's `logits`), so that
-        # pipeline("token-classification") and the Hub widget show meaningful labels.
-        self.id2label = dict(enumerate(self.punct_labels))
-        self.label2id = {label: i for i, label in enumerate(self.punct_labels)}
+        self.set_label_maps()
         if self.case_conditioning not in CASE_CONDITIONING_CHOICES:
             raise ValueError(
                 f"case_conditioning must be one of {CASE_CONDITIONING_CHOICES}, got {self.case_conditioning!r}"
@@ -88,6 +82,15 @@ class JointTokenClassificationConfig(PreTrainedConfig):
             self.encoder.num_hidden_layers = self.num_encoder_layers
         if self.mixed_case_lexicon is None:
             self.mixed_case_lexicon = {}
+
+    def set_label_maps(self) -> None:
+        """Check the label sets, and name the punctuation classes (the output's `logits`) in the
+        standard label maps, so that pipeline("token-classification") and the Hub widget show them."""
+        self.punct_labels = list(self.punct_labels)
+        self.case_labels = list(self.case_labels)
+        LabelScheme(tuple(self.punct_labels), tuple(self.case_labels))  # validates the label sets
+        self.id2label = dict(enumerate(self.punct_labels))
+        self.label2id = {label: i for i, label in enumerate(self.punct_labels)}
 
     def validate_loss_options(self) -> None:
         """Raise on a bad α, label smoothing or class-weight list (also after they are changed for a run)."""

@@ -73,12 +73,39 @@ def _masked_cross_entropy(
     )
 
 
-class JointTokenClassificationPreTrainedModel(PreTrainedModel):
-    config_class = JointTokenClassificationConfig
+class SavesRemoteCode:
+    """Mixin of every model family: ``save_pretrained`` also writes the code that loads the checkpoint
+    without the plugin (trust_remote_code=True). The plugin sets ``remote_code_exporter``
+    (hf_punctcase.export.remote_code) on each family's classes; inside that exported code it is None,
+    and transformers copies the (flat) files itself."""
+
     remote_code_exporter: ClassVar = None
+
+    def save_pretrained(self, save_directory: str | os.PathLike, *args, **kwargs):
+        exporter = type(self).remote_code_exporter
+        if exporter is not None:
+            exporter.prepare_config(self)
+        super().save_pretrained(save_directory, *args, **kwargs)
+        if exporter is not None and kwargs.get("is_main_process", True):
+            exporter.write_files(save_directory, self)
+
+
+class JointTokenClassificationPreTrainedModel(SavesRemoteCode, PreTrainedModel):
+    config_class = JointTokenClassificationConfig
     base_model_prefix = "encoder"
     supports_gradient_checkpointing = True
     _supports_sdpa = True
+
+    @classmethod
+    def from_pretrained(cls, *args, **kwargs):
+        """transformers' loading; weights a checkpoint stores as int8 (``hf-punctcase quantize``) are turned
+        back into plain parameters of the dtype the model is loaded in, so that it computes as a float
+        model. A ``quantization_config`` the caller passes is kept (that is how int8 storage is written)."""
+        loaded = super().from_pretrained(*args, **kwargs)
+        model = loaded[0] if isinstance(loaded, tuple) else loaded  # output_loading_info=True
+        if kwargs.get("quantization_config") is None:
+            dequantize_stored_weights(model)
+        return loaded
 
     def _init_weights(self, module: nn.Module) -> None:
         if isinstance(module, nn.Linear) and not getattr(module, "_is_hf_initialized", False):
@@ -123,16 +150,12 @@ class JointTokenClassificationModel(JointTokenClassificationPreTrainedModel):
         model.encoder = _encoder_from_pretrained(encoder_name_or_path, encoder_config)
         return model
 
-    def save_pretrained(self, save_directory: str | os.PathLike, *args, **kwargs):
-        # The plugin sets `remote_code_exporter` (hf_punctcase.export.remote_code) so that every saved
-        # checkpoint also loads without it, through trust_remote_code=True. Inside that exported code
-        # it is None, and transformers copies the (flat) files itself.
-        exporter = type(self).remote_code_exporter
-        if exporter is not None:
-            exporter.prepare_config(self)
-        super().save_pretrained(save_directory, *args, **kwargs)
-        if exporter is not None and kwargs.get("is_main_process", True):
-            exporter.write_files(save_directory, self)
+    def get_input_embeddings(self) -> nn.Module:
+        """The encoder's token embeddings (transformers' resizing and quantization find them here)."""
+        return self.encoder.get_input_embeddings()
+
+    def set_input_embeddings(self, value: nn.Module) -> None:
+        self.encoder.set_input_embeddings(value)
 
     def forward(
         self,
@@ -194,6 +217,45 @@ class JointTokenClassificationModel(JointTokenClassificationPreTrainedModel):
             attentions=encoded.attentions,
         )
         return output if return_dict else output.to_tuple()
+
+
+def dequantize_stored_weights(model: PreTrainedModel) -> PreTrainedModel:
+    """Replace weights that a checkpoint stores as int8 (torchao tensor subclasses, loaded through
+    transformers' torchao integration) by plain parameters of the dtype the model's other parameters
+    have, and forget the quantization: the model then computes, moves, casts, trains and saves as a
+    float model. Storage is int8, compute bf16/fp32: on CPUs a dense bf16 matrix product is faster
+    than torchao's int8 kernels, and torchao's int8 embedding lookup dequantizes the whole table at
+    every call. Returns the model, changed in place; one without such weights is left as it is."""
+    stored = [
+        (module, name, weight)
+        for module in model.modules()
+        for name, weight in module._parameters.items()
+        if weight is not None and hasattr(weight, "dequantize") and type(weight) not in (torch.Tensor, nn.Parameter)
+    ]
+    if not stored:
+        return model
+    plain = {
+        p.dtype for p in model.parameters()
+        if p.is_floating_point() and type(p) in (torch.Tensor, nn.Parameter)
+    }
+    # One dtype among the plain parameters is the dtype the model was loaded in; else fp32.
+    dtype = plain.pop() if len(plain) == 1 else torch.float32
+    for module, name, weight in stored:
+        module._parameters[name] = nn.Parameter(weight.dequantize().to(dtype), requires_grad=True)
+    quantizer = getattr(model, "hf_quantizer", None)
+    if quantizer is not None:
+        quantizer.remove_quantization_config(model)
+    if getattr(model.config, "quantization_config", None) is not None:
+        del model.config.quantization_config
+    # transformers records the load-time step that rebuilt the int8 weights and would undo it when
+    # saving; the weights are plain now.
+    conversions = getattr(model, "_weight_conversions", None)
+    if conversions:
+        model._weight_conversions = [
+            step for step in conversions
+            if not any(type(op).__name__ == "TorchAoDeserialize" for op in getattr(step, "operations", ()))
+        ]
+    return model
 
 
 def _pooling_free_kwargs(config) -> dict:

@@ -1,0 +1,351 @@
+"""ONNX export of a checkpoint of any model family, and its agreement with the torch model.
+
+    from hf_punctcase.export.onnx import export_onnx
+
+    export = export_onnx("runs/mine/final", "exports/mine-int8", int8=True)
+    export.parity     # {"words": ..., "punct_agreement": 1.0, "case_agreement": 0.998, ...}
+
+The folder it writes (one model a folder, whatever its precision):
+
+    model.onnx          the graph: inputs input_ids, attention_mask (int64, batch × sequence, both
+                        axes dynamic); outputs one <task>_logits per head (punct_logits, case_logits).
+                        fp32, or int8 with int8=True (dynamic quantisation by ONNX Runtime)
+    config.json         the checkpoint's config (labels, MIXED-case lexicon, limits)
+    tokenizer files     the checkpoint's tokenizer (tokenizer.json, tokenizer_config.json)
+    onnx_export.json    what the export did: precision, quantisation, opset, inputs and outputs, the
+                        window limit the runtime needs, the agreement with the torch model
+    README.md           the checkpoint's card with a section on the export
+
+``pipeline("punct-case", model=folder)`` runs such a folder with ONNX Runtime (the registry tells it
+by ``model.onnx`` without torch weights), and so does :class:`hf_punctcase.runtime.OnDeviceRestorer`
+without torch. The folder is built beside its place and renamed there only when complete
+(:func:`hf_punctcase.io.atomic_directory`).
+
+The graph is traced with torch's TorchScript-based exporter (``torch.onnx.export(dynamo=False)``),
+which handles both families' graphs (attention with padding masks, LSTMs) with dynamic batch and
+sequence axes.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import logging
+import os
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..io import atomic_directory
+from ..runtime.onnx_backend import EXPORT_INFO_FILE, INPUT_NAMES, LOGITS_SUFFIX, ONNX_MODEL_FILE
+
+#: The ONNX opset the graphs are written in (LayerNormalization is an operator from opset 17 on).
+DEFAULT_OPSET = 17
+#: The operators int8 export quantises: those that carry weights (matrix products, attention, LSTMs,
+#: convolutions, embedding tables). ONNX Runtime's default list adds Transpose, which carries none.
+INT8_OP_TYPES = ("MatMul", "Attention", "LSTM", "Conv", "Gather", "EmbedLayerNormalization")
+#: Transcripts the export compares the torch and ONNX models on when none are given: ASR-like text of
+#: several registers (conversation, questions, numbers, names, a long run-on), lowercase without marks.
+PARITY_TEXTS = (
+    "so what are the risks i am not technical",
+    "hello how are you doing today i hope you are well",
+    "the doctor asked whether the patient had any pain in her chest or any fever yesterday",
+    "we think that this is a good idea but you know it was really hard to say and then they went home",
+    "nobody could tell me how much it costs so i called nasa and they said it was about 3.5 million dollars",
+    "do you want to meet on monday or would tuesday be better for you",
+    "i bought a new iphone last week and honestly i do not like it very much",
+    "okay so the first thing we need to do is look at the numbers from last year then we can compare "
+    "them with this year and see whether the plan worked or not and if it did not we have to decide "
+    "what to change before the next meeting which is in two weeks",
+)
+
+
+@dataclass
+class OnnxExport:
+    """The result of :func:`export_onnx`: the folder written and what ``onnx_export.json`` records."""
+
+    path: Path
+    info: dict = field(default_factory=dict)
+
+    @property
+    def parity(self) -> dict:
+        """Agreement of the ONNX model with the torch model (:func:`label_agreement`)."""
+        return self.info.get("parity", {})
+
+
+def label_agreement(reference: Callable, candidate: Callable, texts: Sequence[str]) -> dict:
+    """How far two restorers agree on ``texts``: each is called as ``restorer(list_of_texts,
+    return_probabilities=True)`` (the ``punct-case`` pipeline, :class:`~hf_punctcase.runtime.OnDeviceRestorer`).
+
+    Returns ``{"texts", "words", "punct_agreement", "case_agreement", "identical_texts",
+    "max_probability_difference"}``: the share of words with the same punctuation label and the same
+    casing label, the number of transcripts restored to the same text, and the largest difference
+    between the two models' per-word probabilities."""
+    texts = list(texts)
+    if not texts:
+        raise ValueError("label_agreement needs at least one text")
+    expected = reference(texts, return_probabilities=True)
+    given = candidate(texts, return_probabilities=True)
+    words = punct_same = case_same = identical = 0
+    largest = 0.0
+    for left, right in zip(expected, given):
+        identical += left["text"] == right["text"]
+        for a, b in zip(left["words"], right["words"]):
+            words += 1
+            punct_same += a["punctuation"] == b["punctuation"]
+            case_same += a["casing"] == b["casing"]
+        for task, probs in left["probabilities"].items():
+            if len(probs):
+                largest = max(largest, float(abs(probs - right["probabilities"][task]).max()))
+    return {
+        "texts": len(texts),
+        "words": words,
+        "punct_agreement": punct_same / words if words else 1.0,
+        "case_agreement": case_same / words if words else 1.0,
+        "identical_texts": identical,
+        "max_probability_difference": largest,
+    }
+
+
+def _logits_module(model, tasks: Sequence[str]):
+    """The model as a module returning one logits tensor per task, in ``tasks`` order (what ONNX outputs)."""
+    import torch
+
+    from ..pipelines.backends import task_logits
+
+    class TaskLogits(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.model = model
+
+        def forward(self, input_ids, attention_mask):
+            logits = task_logits(self.model(input_ids=input_ids, attention_mask=attention_mask, return_dict=True))
+            return tuple(logits[task] for task in tasks)
+
+    return TaskLogits().eval()
+
+
+def _trace_inputs(model):
+    """A batch of two sequences, the second padded, for tracing: the graph is recorded with a padding
+    mask so that masking is part of it."""
+    import torch
+
+    vocab = model.get_input_embeddings().num_embeddings
+    input_ids = (torch.arange(2 * 8, dtype=torch.long).reshape(2, 8) * 7 + 5) % vocab
+    attention_mask = torch.ones_like(input_ids)
+    attention_mask[1, 5:] = 0
+    return input_ids, attention_mask
+
+
+def write_onnx(model, path: str | os.PathLike, opset: int = DEFAULT_OPSET) -> list[str]:
+    """Trace a torch model of any family into an fp32 ONNX graph at ``path``: inputs ``input_ids`` and
+    ``attention_mask``, outputs one ``<task>_logits`` per head, batch and sequence axes dynamic. The
+    model is put in eval mode and cast to fp32 in place. Returns the output names."""
+    import torch
+
+    from ..pipelines.backends import task_logits
+
+    model = model.float().eval()
+    input_ids, attention_mask = _trace_inputs(model)
+    with torch.no_grad():
+        tasks = list(task_logits(model(input_ids=input_ids, attention_mask=attention_mask, return_dict=True)))
+    outputs = [task + LOGITS_SUFFIX for task in tasks]
+    axes = {name: {0: "batch", 1: "sequence"} for name in (*INPUT_NAMES, *outputs)}
+    with warnings.catch_warnings():
+        # The TorchScript exporter announces its own deprecation, and tracing notes Python values it
+        # keeps constant (shape checks that hold for every input).
+        warnings.simplefilter("ignore")
+        torch.onnx.export(
+            _logits_module(model, tasks),
+            (input_ids, attention_mask),
+            str(path),
+            input_names=list(INPUT_NAMES),
+            output_names=outputs,
+            dynamic_axes=axes,
+            opset_version=opset,
+            do_constant_folding=True,
+            dynamo=False,
+        )
+    return outputs
+
+
+class _QuietPreprocessingAdvice(logging.Filter):
+    """Drops ONNX Runtime's advice to pre-process a graph before quantising it: its pre-processing
+    (symbolic shape inference) does not complete on the joint transformer's graph, and dynamic
+    quantisation does not need it."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "pre-processing before quantization" not in record.getMessage()
+
+
+def quantize_int8(source: str | os.PathLike, target: str | os.PathLike, per_channel: bool = False) -> None:
+    """Dynamic int8 quantisation of an fp32 graph with ONNX Runtime: the weights of
+    :data:`INT8_OP_TYPES` stored as int8, one scale per tensor (or per output channel with
+    ``per_channel``), activations quantised at run time."""
+    try:
+        from onnxruntime.quantization import QuantType, quantize_dynamic
+    except ImportError as error:
+        raise ImportError(
+            "int8 export needs onnxruntime and onnx: pip install -c constraints.txt onnxruntime onnx (the [onnx] extra)"
+        ) from error
+    quiet = _QuietPreprocessingAdvice()
+    root = logging.getLogger()
+    root.addFilter(quiet)
+    try:
+        quantize_dynamic(
+            str(source), str(target), op_types_to_quantize=list(INT8_OP_TYPES), per_channel=per_channel,
+            weight_type=QuantType.QInt8,
+        )
+    finally:
+        root.removeFilter(quiet)
+
+
+def _source_name(checkpoint: str, folder: str) -> str:
+    """How the card and the record name the checkpoint: the embedded default, a Hub id, or a local
+    folder's name (a record must not carry a machine's paths)."""
+    from ..registry import DEFAULT_MODEL_DIR
+
+    path = Path(folder)
+    if path.is_dir():
+        if path.resolve() == DEFAULT_MODEL_DIR.resolve():
+            return "the embedded default model of hf_punctcase"
+        return path.parent.name if path.name == "final" else path.name
+    return str(checkpoint)
+
+
+def export_card(source_card: str | None, info: dict) -> str:
+    """The README.md of an export: the checkpoint's card (when it has one) and a section on the export."""
+    parity = info.get("parity") or {}
+    quantization = info.get("quantization")
+    precision = (
+        f"int8 weights ({'per channel' if quantization['per_channel'] else 'per tensor'}, dynamic quantisation)"
+        if quantization else "fp32"
+    )
+    lines = [
+        "## ONNX export",
+        "",
+        f"This folder holds the model as an ONNX graph (`{ONNX_MODEL_FILE}`, {precision}, "
+        f"{info['size_bytes'] / 1e6:.1f} MB), exported from {info['source']} with `hf-punctcase export-onnx` "
+        f"(opset {info['opset']}; inputs {', '.join(f'`{n}`' for n in info['inputs'])}; outputs "
+        f"{', '.join(f'`{n}`' for n in info['outputs'])}). It runs without torch:",
+        "",
+        "```python",
+        "from hf_punctcase.runtime import OnDeviceRestorer   # onnxruntime, tokenizers and numpy only",
+        "restore = OnDeviceRestorer(\"path/to/this/folder\")",
+        "restore(\"so what are the risks i am not technical\")[\"text\"]",
+        "```",
+        "",
+        "and through the plugin's pipeline: `pipeline(\"punct-case\", model=\"path/to/this/folder\")`.",
+    ]
+    if parity:
+        lines += [
+            "",
+            f"Agreement with the torch model it was exported from, on {parity['words']} words of {parity['texts']} "
+            f"transcripts: punctuation labels {100 * parity['punct_agreement']:.1f}%, casing labels "
+            f"{100 * parity['case_agreement']:.1f}%, {parity['identical_texts']}/{parity['texts']} transcripts "
+            f"restored to the same text; largest difference of a probability "
+            f"{parity['max_probability_difference']:.2g}.",
+        ]
+    section = "\n".join(lines) + "\n"
+    if source_card:
+        return source_card.rstrip("\n") + "\n\n" + section
+    return f"# {info['source']} (ONNX)\n\nPunctuation and truecasing restoration for ASR transcripts.\n\n" + section
+
+
+def export_onnx(
+    checkpoint: str | os.PathLike,
+    out_dir: str | os.PathLike,
+    *,
+    int8: bool = False,
+    per_channel: bool = False,
+    parity_texts: Sequence[str] | None = None,
+    opset: int = DEFAULT_OPSET,
+    overwrite: bool = False,
+) -> OnnxExport:
+    """Export a checkpoint of either family to ONNX in ``out_dir`` and measure its agreement with the
+    torch model.
+
+    ``checkpoint`` is a checkpoint folder, ``"default"`` (the embedded model) or a Hub id. The graph is
+    traced in fp32 (:func:`write_onnx`); with ``int8`` it is quantised (:func:`quantize_int8`,
+    ``per_channel`` for a scale per output channel) and ``model.onnx`` holds the int8 graph. Then the
+    ``punct-case`` pipeline restores ``parity_texts`` (default :data:`PARITY_TEXTS`) with the torch
+    model and with the ONNX one (:func:`label_agreement`); the result is in ``onnx_export.json`` and
+    the card. ``out_dir`` is written whole or not at all; an existing one raises ``FileExistsError``
+    unless ``overwrite`` (then it is replaced once the new folder is complete).
+    """
+    import torch
+    from transformers import AutoTokenizer, pipeline
+
+    from ..auto import AutoModelForJointTokenClassification
+    from ..registry import TASK, onnx_pipeline, resolve_model
+    from ..runtime.onnx_backend import import_onnxruntime
+
+    if per_channel and not int8:
+        raise ValueError("per_channel applies to int8 export only")
+    import_onnxruntime()  # fail before any work when ONNX Runtime is missing
+    folder = resolve_model(str(checkpoint))
+    out_dir = Path(out_dir).expanduser()
+    if Path(folder).is_dir() and out_dir.resolve() == Path(folder).resolve():
+        raise ValueError(f"output {out_dir} is the checkpoint itself; write to another folder")
+    if (out_dir.exists() or out_dir.is_symlink()) and not overwrite:
+        raise FileExistsError(f"output {out_dir} exists; pass --overwrite (overwrite=True) to replace it")
+    config_file = Path(folder) / "config.json"
+    if config_file.is_file() and "quantization_config" in json.loads(config_file.read_text(encoding="utf-8")):
+        raise ValueError(
+            f"model path {folder} is stored quantized; export the checkpoint it was quantized from (int8=True "
+            "quantizes the ONNX graph)"
+        )
+    model = AutoModelForJointTokenClassification.from_pretrained(folder, dtype=torch.float32, trust_remote_code=False).eval()
+    tokenizer = AutoTokenizer.from_pretrained(folder, trust_remote_code=False)
+    source_card = (Path(folder) / "README.md").read_text(encoding="utf-8") if (Path(folder) / "README.md").is_file() else None
+    with atomic_directory(out_dir, overwrite=overwrite) as staging:
+        traced = staging / (ONNX_MODEL_FILE + ".fp32") if int8 else staging / ONNX_MODEL_FILE
+        outputs = write_onnx(model, traced, opset)
+        if int8:
+            quantize_int8(traced, staging / ONNX_MODEL_FILE, per_channel)
+            traced.unlink()
+        config = copy.deepcopy(model.config)
+        for name in ("auto_map", "custom_pipelines"):  # the code files they name stay with the checkpoint
+            if getattr(config, name, None) is not None:
+                delattr(config, name)
+        config.save_pretrained(staging)
+        tokenizer.save_pretrained(staging)
+        info = {
+            "format": "onnx",
+            "file": ONNX_MODEL_FILE,
+            "precision": "int8" if int8 else "fp32",
+            "quantization": {
+                "method": "onnxruntime dynamic", "weight_type": "int8", "per_channel": per_channel,
+                "op_types": list(INT8_OP_TYPES),
+            } if int8 else None,
+            "opset": opset,
+            "inputs": list(INPUT_NAMES),
+            "outputs": outputs,
+            "model_type": model.config.model_type,
+            "source": _source_name(str(checkpoint), folder),
+            "max_position_embeddings": int(model.config.max_position_embeddings),
+            "size_bytes": (staging / ONNX_MODEL_FILE).stat().st_size,
+            "torch_version": torch.__version__,
+            "onnxruntime_version": import_onnxruntime().__version__,
+        }
+        (staging / EXPORT_INFO_FILE).write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
+        reference = pipeline(TASK, model=model, tokenizer=tokenizer, device="cpu")
+        exported = onnx_pipeline(staging)
+        info["parity"] = label_agreement(reference, exported, parity_texts or PARITY_TEXTS)
+        (staging / EXPORT_INFO_FILE).write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
+        (staging / "README.md").write_text(export_card(source_card, info), encoding="utf-8")
+    return OnnxExport(out_dir, info)
+
+
+__all__ = [
+    "DEFAULT_OPSET",
+    "INT8_OP_TYPES",
+    "OnnxExport",
+    "PARITY_TEXTS",
+    "export_card",
+    "export_onnx",
+    "label_agreement",
+    "quantize_int8",
+    "write_onnx",
+]

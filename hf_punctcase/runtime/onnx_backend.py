@@ -1,0 +1,110 @@
+"""The ONNX Runtime backend: subword ids in, per-task probabilities out, with NumPy and ONNX Runtime
+only (no torch, no transformers).
+
+A folder exported by :func:`hf_punctcase.export.onnx.export_onnx` holds ``model.onnx``
+(:data:`ONNX_MODEL_FILE`), whose inputs are ``input_ids`` and ``attention_mask`` (int64, shape
+``(batch, sequence)``) and whose outputs are one ``<task>_logits`` per head (``punct_logits``,
+``case_logits``: shape ``(batch, sequence, labels)``), next to the model's ``config.json``, its tokenizer
+files and ``onnx_export.json`` (:data:`EXPORT_INFO_FILE`, what the export did and what the runtime needs
+besides the config). The pipeline (:class:`hf_punctcase.pipelines.backends.OnnxModel`) and the
+torch-free runtime (:class:`hf_punctcase.runtime.OnDeviceRestorer`) both run the model through
+:class:`OnnxBackend`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+#: The ONNX graph of an exported folder: fp32, or int8 where the export quantised it (one model a folder).
+ONNX_MODEL_FILE = "model.onnx"
+#: What an export did (precision, opset, parity with torch) and the runtime settings it resolved.
+EXPORT_INFO_FILE = "onnx_export.json"
+#: The graph's inputs, in this order.
+INPUT_NAMES = ("input_ids", "attention_mask")
+#: Outputs that hold a task head's logits: ``<task>_logits``.
+LOGITS_SUFFIX = "_logits"
+
+
+def import_onnxruntime():
+    """The ``onnxruntime`` module, or an ImportError that says how to install it."""
+    try:
+        import onnxruntime
+    except ImportError as error:
+        raise ImportError(
+            "ONNX Runtime is not installed: pip install -c constraints.txt onnxruntime "
+            "(or the package's [runtime] or [onnx] extra)"
+        ) from error
+    return onnxruntime
+
+
+def softmax(logits: np.ndarray) -> np.ndarray:
+    """Softmax over the last axis, in float32."""
+    logits = np.asarray(logits, dtype=np.float32)
+    shifted = np.exp(logits - logits.max(axis=-1, keepdims=True))
+    return shifted / shifted.sum(axis=-1, keepdims=True)
+
+
+class OnnxBackend:
+    """Runs an exported model (a ``model.onnx`` file, or a folder holding one) with ONNX Runtime.
+
+    Called like the torch backend: ``backend(input_ids, attention_mask)`` with integer arrays (NumPy
+    arrays, lists or CPU tensors) of shape ``(batch, sequence)``, padding marked by 0 in the mask;
+    returns ``{task: probabilities}``, NumPy float32 arrays of shape ``(batch, sequence, labels)``, one
+    per ``<task>_logits`` output of the graph.
+
+    Args:
+        model: the ``.onnx`` file, or an exported folder (its :data:`ONNX_MODEL_FILE`).
+        providers: ONNX Runtime execution providers, in order of preference (default: the CPU).
+        intra_op_num_threads: threads for one operator (default: ONNX Runtime's, one per physical core).
+    """
+
+    def __init__(
+        self,
+        model: str | os.PathLike,
+        *,
+        providers: Sequence[str] | None = None,
+        intra_op_num_threads: int | None = None,
+    ):
+        ort = import_onnxruntime()
+        path = Path(model)
+        if path.is_dir():
+            path = path / ONNX_MODEL_FILE
+        if not path.is_file():
+            raise FileNotFoundError(f"ONNX model {path} does not exist")
+        options = ort.SessionOptions()
+        if intra_op_num_threads is not None:
+            options.intra_op_num_threads = intra_op_num_threads
+        self.path = path
+        self.session = ort.InferenceSession(str(path), options, providers=list(providers or ["CPUExecutionProvider"]))
+        inputs = {node.name for node in self.session.get_inputs()}
+        missing = [name for name in INPUT_NAMES if name not in inputs]
+        if missing:
+            raise ValueError(f"ONNX model {path} lacks the inputs {missing} (it has {sorted(inputs)})")
+        self.outputs: dict[str, str] = {
+            node.name[: -len(LOGITS_SUFFIX)]: node.name
+            for node in self.session.get_outputs()
+            if node.name.endswith(LOGITS_SUFFIX) and node.name != "logits"
+        }
+        if not self.outputs:
+            raise ValueError(f"ONNX model {path} has no <task>_logits output")
+
+    @property
+    def num_labels(self) -> dict[str, int | None]:
+        """Classes of each task head, as the graph declares them (None where its last axis is symbolic)."""
+        shapes = {node.name: node.shape for node in self.session.get_outputs()}
+        return {task: (shapes[name][-1] if isinstance(shapes[name][-1], int) else None) for task, name in self.outputs.items()}
+
+    def __call__(self, input_ids, attention_mask) -> dict[str, np.ndarray]:
+        feeds = {
+            "input_ids": np.asarray(input_ids, dtype=np.int64),
+            "attention_mask": np.asarray(attention_mask, dtype=np.int64),
+        }
+        logits = self.session.run(list(self.outputs.values()), feeds)
+        return {task: softmax(values) for task, values in zip(self.outputs, logits)}
+
+
+__all__ = ["EXPORT_INFO_FILE", "INPUT_NAMES", "LOGITS_SUFFIX", "ONNX_MODEL_FILE", "OnnxBackend", "import_onnxruntime", "softmax"]

@@ -1,0 +1,228 @@
+"""On-device restoration: a folder exported to ONNX, run with ONNX Runtime, tokenizers and NumPy.
+
+:class:`OnDeviceRestorer` gives the same result as ``pipeline("punct-case")`` on the same folder: the
+words, windows, subwords and decoding are :mod:`hf_punctcase.restoration`'s (the functions the
+pipeline calls), and the model runs through :class:`~hf_punctcase.runtime.onnx_backend.OnnxBackend`,
+as it does in the pipeline. Neither torch nor transformers is imported.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from ..labels import LabelScheme
+from ..restoration import (
+    DEFAULT_CONTEXT_WORDS,
+    DEFAULT_WINDOW_WORDS,
+    TASKS,
+    EncodedWindow,
+    InputWords,
+    add_char_offsets,
+    check_tasks,
+    check_window_sizes,
+    check_words,
+    decode,
+    encode_windows,
+    encoder_words,
+    join_windows,
+    max_input_length,
+    plan_windows,
+    sentences,
+    split_words,
+    word_probabilities,
+)
+from .onnx_backend import EXPORT_INFO_FILE, OnnxBackend
+from .tokenizer import RuntimeTokenizer
+
+
+def read_export_settings(folder: str | os.PathLike) -> dict:
+    """What restoration needs to know of an exported folder: its label scheme, MIXED-case lexicon,
+    whether words are lowercased for the model (from ``config.json``) and the longest window in
+    subwords (from :data:`EXPORT_INFO_FILE`, as the export resolved it from the model's config).
+
+    Returns ``{"scheme", "lexicon", "lowercase_input", "model_max_length"}``."""
+    folder = Path(folder)
+    config_file = folder / "config.json"
+    if not config_file.is_file():
+        raise FileNotFoundError(f"{folder} lacks config.json")
+    config = json.loads(config_file.read_text(encoding="utf-8"))
+    info_file = folder / EXPORT_INFO_FILE
+    info = json.loads(info_file.read_text(encoding="utf-8")) if info_file.is_file() else {}
+    if "punct_labels" not in config or "case_labels" not in config:
+        raise ValueError(f"{config_file} has no punct_labels / case_labels: not a punctuation and casing model")
+    return {
+        "scheme": LabelScheme(tuple(config["punct_labels"]), tuple(config["case_labels"])),
+        "lexicon": dict(config.get("mixed_case_lexicon") or {}),
+        "lowercase_input": bool(config.get("lowercase_input", True)),
+        "model_max_length": info.get("max_position_embeddings"),
+    }
+
+
+class OnDeviceRestorer:
+    """Restore punctuation and casing with an ONNX export (``hf-punctcase export-onnx``), without torch.
+
+    ``OnDeviceRestorer(folder)(text)`` returns what ``pipeline("punct-case", model=folder)(text)``
+    returns: ``{"text": ..., "words": [{"word", "punctuation", "casing", "punct_score", "case_score",
+    "start_char", "end_char"}, ...]}``, and ``"sentences"`` / ``"probabilities"`` when asked for. A
+    list of transcripts gives a list of results (their windows batched together); with
+    ``is_split_into_words=True`` a list of words is one transcript and a list of such lists a batch.
+    The output contract is the pipeline's: one output token per input word, in order, each the input
+    word up to case plus a trailing mark.
+
+    Args:
+        model_dir: a folder written by :func:`hf_punctcase.export.onnx.export_onnx`.
+        window_words, context_words: window size and context on each side (200 and 50, as the pipeline).
+        batch_size: windows per ONNX Runtime call (16, as the pipeline).
+        intra_op_num_threads, providers: ONNX Runtime's threads per operator and execution providers
+            (default: its own thread count, the CPU).
+    """
+
+    def __init__(
+        self,
+        model_dir: str | os.PathLike,
+        *,
+        window_words: int = DEFAULT_WINDOW_WORDS,
+        context_words: int = DEFAULT_CONTEXT_WORDS,
+        batch_size: int = 16,
+        intra_op_num_threads: int | None = None,
+        providers: Sequence[str] | None = None,
+    ):
+        check_window_sizes(window_words, context_words)
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+            raise ValueError(f"batch_size must be an int ≥ 1, got {batch_size!r}")
+        folder = Path(model_dir)
+        if not folder.is_dir():
+            raise FileNotFoundError(f"model path {folder} is not a folder (expected an ONNX export folder)")
+        settings = read_export_settings(folder)
+        self.scheme: LabelScheme = settings["scheme"]
+        self.lexicon: dict[str, str] = settings["lexicon"]
+        self.lowercase_input: bool = settings["lowercase_input"]
+        self.tokenizer = RuntimeTokenizer.from_pretrained(folder)
+        self.max_length = max_input_length(settings["model_max_length"], self.tokenizer.model_max_length)
+        self.backend = OnnxBackend(folder, providers=providers, intra_op_num_threads=intra_op_num_threads)
+        self.window_words = window_words
+        self.context_words = context_words
+        self.batch_size = batch_size
+
+    # ---- inputs ---------------------------------------------------------------------------------
+    def __call__(
+        self,
+        inputs: str | Sequence[str] | Sequence[Sequence[str]],
+        *,
+        is_split_into_words: bool = False,
+        keep_punctuation: bool = False,
+        consistent_casing: bool = True,
+        return_probabilities: bool = False,
+        return_sentences: bool = False,
+        tasks: Sequence[str] = TASKS,
+        window_words: int | None = None,
+        context_words: int | None = None,
+    ) -> dict | list[dict]:
+        """Restore one transcript (a ``str``, or a list of words with ``is_split_into_words=True``) or
+        many (a list of either); the options are the pipeline's."""
+        tasks = check_tasks(tasks)
+        window_words = self.window_words if window_words is None else window_words
+        context_words = self.context_words if context_words is None else context_words
+        check_window_sizes(window_words, context_words)
+        options = {
+            "keep_punctuation": keep_punctuation,
+            "consistent_casing": consistent_casing,
+            "return_probabilities": return_probabilities,
+            "return_sentences": return_sentences,
+            "tasks": tasks,
+        }
+        if is_split_into_words:
+            if _is_word_list(inputs):
+                return self._restore([split_words(check_words(inputs))], window_words, context_words, options)[0]
+            if isinstance(inputs, (list, tuple)) and all(_is_word_list(item) for item in inputs):
+                sources = [split_words(check_words(item)) for item in inputs]
+                return self._restore(sources, window_words, context_words, options)
+            raise TypeError("with is_split_into_words=True, pass a list of words (str) or a list of such lists")
+        if isinstance(inputs, str):
+            return self._restore([split_words(inputs.split())], window_words, context_words, options)[0]
+        if isinstance(inputs, (list, tuple)):
+            for i, item in enumerate(inputs):
+                if not isinstance(item, str):
+                    raise TypeError(
+                        f"OnDeviceRestorer accepts a str or a list of str; item {i} is {type(item).__name__} "
+                        "(a list of words? pass is_split_into_words=True)"
+                    )
+            return self._restore([split_words(item.split()) for item in inputs], window_words, context_words, options)
+        raise TypeError(f"OnDeviceRestorer accepts a str or a list of str, got {type(inputs).__name__}")
+
+    # ---- windows → model → words ------------------------------------------------------------------
+    def _restore(self, sources: list[InputWords], window_words: int, context_words: int, options: dict) -> list[dict]:
+        return list(self._stream(sources, window_words, context_words, options))
+
+    def _windows(self, source: InputWords, window_words: int, context_words: int) -> Iterator[EncodedWindow]:
+        """The pipeline's windows of one input: its words as the model sees them, planned and tokenised."""
+        words = encoder_words(source, self.lowercase_input, self.tokenizer.unk_token)
+        return encode_windows(self.tokenizer, words, list(plan_windows(len(source), window_words, context_words)), self.max_length)
+
+    def _stream(self, sources: list[InputWords], window_words: int, context_words: int, options: dict) -> Iterator[dict]:
+        """Results in input order; each input is decoded as soon as its last window has run, and
+        windows of consecutive inputs share ONNX Runtime calls (``batch_size`` windows each)."""
+        done: list[list[dict[str, np.ndarray]]] = [[] for _ in sources]
+        expected = [0] * len(sources)
+        batch: list[tuple[int, EncodedWindow]] = []
+        next_result = 0
+
+        def ready(planned: int) -> Iterator[dict]:
+            # Inputs before `planned` have all their windows planned; each is done once they have run.
+            nonlocal next_result
+            while next_result < planned and len(done[next_result]) == expected[next_result]:
+                yield self._result(sources[next_result], done[next_result], options)
+                done[next_result] = []
+                next_result += 1
+
+        for index, source in enumerate(sources):
+            for window in self._windows(source, window_words, context_words):
+                expected[index] += 1
+                batch.append((index, window))
+                if len(batch) == self.batch_size:
+                    self._run(batch, done)
+                    batch = []
+                    yield from ready(index)
+            yield from ready(index + 1)
+        if batch:
+            self._run(batch, done)
+        yield from ready(len(sources))
+
+    def _run(self, batch: list[tuple[int, EncodedWindow]], done: list[list[dict[str, np.ndarray]]]) -> None:
+        """One ONNX Runtime call over a batch of windows, padded on the right as the pipeline pads them
+        (pad id, mask 0); each window's rows of its core words go to its input."""
+        length = max(len(window.input_ids) for _, window in batch)
+        ids = np.full((len(batch), length), self.tokenizer.pad_token_id or 0, dtype=np.int64)
+        mask = np.zeros((len(batch), length), dtype=np.int64)
+        for row, (_, window) in enumerate(batch):
+            ids[row, : len(window.input_ids)] = window.input_ids
+            mask[row, : len(window.attention_mask)] = window.attention_mask
+        probs = self.backend(ids, mask)
+        for row, (index, window) in enumerate(batch):
+            done[index].append(
+                {task: word_probabilities(task_probs[row], window.core_positions) for task, task_probs in probs.items()}
+            )
+
+    def _result(self, source: InputWords, windows: list[dict[str, np.ndarray]], options: dict) -> dict:
+        probs = join_windows(windows, len(source))
+        result = decode(
+            source, probs, self.scheme, self.lexicon, options["keep_punctuation"], options["consistent_casing"], options["tasks"]
+        )
+        add_char_offsets(result["words"])
+        if options["return_sentences"]:
+            result["sentences"] = sentences(result["words"])
+        if options["return_probabilities"]:
+            result["probabilities"] = probs
+        return result
+
+
+def _is_word_list(value) -> bool:
+    return isinstance(value, (list, tuple)) and all(isinstance(word, str) for word in value)
+
+
+__all__ = ["OnDeviceRestorer", "read_export_settings"]
