@@ -64,6 +64,22 @@ def test_finetune_recipe_trains_evaluates_and_writes_card(tiny_encoder_dir, corp
     assert words == ["so", "what", "are", "the", "risks"]
 
 
+def test_a_resumed_run_whose_checkpoint_was_rotated_away_still_writes_its_record(tiny_encoder_dir, corpus, tmp_path):
+    """With save_total_limit the Trainer deletes the checkpoint a run resumed from once newer ones are
+    saved; the record of where it resumed is read before that."""
+    no_best = [a for a in TINY_TRAINING if a not in ("--load_best_model_at_end", "--metric_for_best_model", "punct_overall_f1")]
+    args = [
+        "--encoder", tiny_encoder_dir, "--output_dir", str(tmp_path / "run"),
+        "--train_corpora", f"text:{corpus}=2", "--eval_corpora", f"text:{corpus}", *no_best,
+    ]
+    finetune.main([*args, "--max_steps", "3"])  # the last value of a repeated flag wins
+    assert (tmp_path / "run" / "checkpoint-3").is_dir()
+    final = finetune.main([*args, "--resume_from_checkpoint", str(tmp_path / "run" / "checkpoint-3")])
+    assert not (tmp_path / "run" / "checkpoint-3").exists()  # rotated away during the resumed leg
+    summary = json.loads((final / "training_summary.json").read_text())
+    assert summary["resumed_from_step"] == 3 and summary["global_step"] == 6
+
+
 def test_finetune_from_the_embedded_default_on_the_users_text_and_dev_file(corpus, tmp_path):
     """`default` is the model shipped in the package (no Hub); with a validation file every document of
     the user's text trains, and the file is the dev set."""

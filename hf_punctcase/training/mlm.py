@@ -235,6 +235,8 @@ def run_mlm_adaptation(args: MlmArguments, training_args: TrainingArguments, com
     trainer = MaskedPositionsTrainer(
         model=model, args=training_args, train_dataset=blocks, data_collator=collator, processing_class=tokenizer
     )
+    # Read now: with save_total_limit the Trainer deletes the checkpoint it resumed from once newer ones exist.
+    resumed_from_step = checkpoint_step(training_args.resume_from_checkpoint)
     start = time.time()
     trainer.train(resume_from_checkpoint=training_args.resume_from_checkpoint)
     final = Path(training_args.output_dir) / "final"
@@ -249,7 +251,7 @@ def run_mlm_adaptation(args: MlmArguments, training_args: TrainingArguments, com
         "blocks": len(blocks),
         "train_seconds": time.time() - start,
         "global_step": trainer.state.global_step,
-        "resumed_from_step": checkpoint_step(training_args.resume_from_checkpoint),
+        "resumed_from_step": resumed_from_step,
         "loss_curve": [(e["step"], e["loss"]) for e in trainer.state.log_history if "loss" in e],
     }
     (final / "mlm_summary.json").write_text(json.dumps(summary, indent=2))

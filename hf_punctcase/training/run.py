@@ -348,6 +348,8 @@ def run(
         callbacks=callbacks,
         **trainer_kwargs,
     )
+    # Read now: with save_total_limit the Trainer deletes the checkpoint it resumed from once newer ones exist.
+    resumed_from_step = checkpoint_step(training_args.resume_from_checkpoint)
     start = time.time()
     trainer.train(resume_from_checkpoint=training_args.resume_from_checkpoint)
     train_seconds = time.time() - start
@@ -373,7 +375,7 @@ def run(
         "pool_words": pool_words,
         "train_seconds": train_seconds,
         "global_step": trainer.state.global_step,
-        "resumed_from_step": checkpoint_step(training_args.resume_from_checkpoint),
+        "resumed_from_step": resumed_from_step,
         "epoch": trainer.state.epoch,
         "best_checkpoint": trainer.state.best_model_checkpoint,
         "dev_metrics": metrics,
