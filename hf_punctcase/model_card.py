@@ -411,7 +411,7 @@ def _loaded_as(weights_dtype: str) -> str:
     if weights_dtype == "fp32":
         return ""
     if weights_dtype.startswith("int8"):
-        return "; loaded as bf16 on CPUs with AMX, else fp32"
+        return "; loaded as bf16 on CPUs with bf16 matrix units, else fp32"
     return ", loaded as fp32"
 
 

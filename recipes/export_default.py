@@ -125,7 +125,7 @@ def main() -> None:
     card.evaluation_command = "python recipes/export_default.py --checkpoint CHECKPOINT"
     card.evaluation_notes = [
         f"The shipped {card.weights_dtype} weights through the pipeline's defaults (bf16 compute on CPUs with "
-        f"AMX, else fp32), at batch size {args.batch_size}; words/s on the hardware the export ran on."
+        f"bf16 matrix units, else fp32), at batch size {args.batch_size}; words/s on the hardware the export ran on."
     ]
     if args.recipe_command:
         card.recipe_command = args.recipe_command
