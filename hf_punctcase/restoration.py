@@ -79,6 +79,11 @@ def check_one_token(word: str, where: str) -> None:
         raise ValueError(f"{where} ({word!r}) is empty or holds whitespace; each word must be one token")
 
 
+def is_word_list(value) -> bool:
+    """Whether ``value`` is one transcript given as words: a list or tuple of str."""
+    return isinstance(value, (list, tuple)) and all(isinstance(word, str) for word in value)
+
+
 def check_words(words: Sequence[str]) -> list[str]:
     """A pre-split transcript's words as a list, each checked by :func:`check_one_token` (the error
     names the word's index)."""
@@ -478,6 +483,36 @@ def sentences(words: Sequence[dict]) -> list[dict]:
     return result
 
 
+def restore_from_windows(
+    source: InputWords,
+    windows: Sequence[dict[str, np.ndarray]],
+    scheme: LabelScheme,
+    lexicon: dict[str, str],
+    *,
+    keep_punctuation: bool = False,
+    consistent_casing: bool = True,
+    tasks: Sequence[str] = TASKS,
+    return_sentences: bool = False,
+    return_probabilities: bool = False,
+    extras: Sequence[dict] | None = None,
+) -> dict:
+    """One input's result from its windows' per-word probabilities (in order): the words joined,
+    decoded and given character offsets; ``extras`` (one dict a word: fields the caller's input words
+    carried, such as times) added to each word without replacing a restored field, before the
+    sentences are cut; ``"sentences"`` and ``"probabilities"`` when asked for."""
+    probs = join_windows(windows, len(source))
+    result = decode(source, probs, scheme, lexicon, keep_punctuation, consistent_casing, tasks)
+    add_char_offsets(result["words"])
+    if extras is not None:
+        for entry, extra in zip(result["words"], extras):
+            entry.update((key, value) for key, value in extra.items() if key not in entry)
+    if return_sentences:
+        result["sentences"] = sentences(result["words"])
+    if return_probabilities:
+        result["probabilities"] = probs
+    return result
+
+
 __all__ = [
     "CASING",
     "DEFAULT_CONTEXT_WORDS",
@@ -498,6 +533,8 @@ __all__ = [
     "check_tasks",
     "check_window_sizes",
     "check_words",
+    "is_word_list",
+    "restore_from_windows",
     "consistent_labels",
     "decode",
     "encode_windows",

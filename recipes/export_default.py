@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
-import tempfile
 from pathlib import Path
 
 import torch
@@ -37,20 +35,19 @@ REPO = Path(__file__).resolve().parents[1]
 def export_default(checkpoint: Path, target: Path, storage: str, encoder_name: str | None = None) -> None:
     """Write a checkpoint as the package's embedded model: weights only (``int8``: the encoder's Linear
     and Embedding weights as int8 per row, hf_punctcase.quantization; ``fp16``: every weight in fp16),
-    config and tokenizer; the config asks for fp32, which the pipeline replaces by bf16 on CPUs with AMX.
+    config and tokenizer; the config asks for fp32, which the pipeline replaces by bf16 on CPUs with bf16 matrix
+    units.
     ``encoder_name`` replaces the directory the encoder was loaded from (site-packages, or a local MLM
     run), meaningless on a user's machine. The target is replaced only once complete; its README.md (the
     card) is written afterwards by main()."""
-    model = hf_punctcase.JointTokenClassificationModel.from_pretrained(checkpoint, dtype=torch.float32)
-    tokenizer = AutoTokenizer.from_pretrained(checkpoint)
-    with tempfile.TemporaryDirectory() as plain, atomic_directory(target, overwrite=True) as staging:
-        model.save_pretrained(plain)
-        tokenizer.save_pretrained(plain)
+    with atomic_directory(target, overwrite=True) as staging:
         if storage == "int8":
-            save_quantized(Path(plain), staging)
+            save_quantized(checkpoint, staging)
         else:
-            weights = load_file(Path(plain) / "model.safetensors")
-            shutil.copytree(plain, staging, dirs_exist_ok=True)
+            model = hf_punctcase.JointTokenClassificationModel.from_pretrained(checkpoint, dtype=torch.float32)
+            model.save_pretrained(staging)
+            AutoTokenizer.from_pretrained(checkpoint).save_pretrained(staging)
+            weights = load_file(staging / "model.safetensors")
             save_file({k: v.half().contiguous() for k, v in weights.items()}, staging / "model.safetensors", metadata={"format": "pt"})
         config = json.loads((staging / "config.json").read_text())
         config["dtype"] = "float32"

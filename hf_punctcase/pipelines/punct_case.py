@@ -28,17 +28,15 @@ from ..restoration import (
     DEFAULT_WINDOW_WORDS,
     TASKS,
     InputWords,
-    add_char_offsets,
     check_tasks,
     check_window_sizes,
     check_words,
-    decode,
     encode_windows,
     encoder_words,
-    join_windows,
+    is_word_list,
     max_input_length,
     plan_windows,
-    sentences,
+    restore_from_windows,
     split_words,
     word_probabilities,
 )
@@ -155,13 +153,13 @@ class PunctCasePipeline(ChunkPipeline):
         """Restore one transcript (``str``, or a list of words with ``is_split_into_words=True``) or many
         (a list of either)."""
         if is_split_into_words:
-            if _is_word_list(inputs):
+            if is_word_list(inputs):
                 return super().__call__(_PreSplit(check_words(inputs)), **kwargs)
             if _is_timed_list(inputs):
                 return super().__call__(_timed(inputs), **kwargs)
-            if isinstance(inputs, (list, tuple)) and all(_is_word_list(item) or _is_timed_list(item) for item in inputs):
+            if isinstance(inputs, (list, tuple)) and all(is_word_list(item) or _is_timed_list(item) for item in inputs):
                 return self._call_many(
-                    [_PreSplit(check_words(item)) if _is_word_list(item) else _timed(item) for item in inputs], kwargs
+                    [_PreSplit(check_words(item)) if is_word_list(item) else _timed(item) for item in inputs], kwargs
                 )
             raise TypeError(
                 "with is_split_into_words=True, pass a list of words (str, or dicts with a \"word\") or a list of such lists"
@@ -259,18 +257,11 @@ class PunctCasePipeline(ChunkPipeline):
         if isinstance(source, list):  # batch_size=1 keeps the collated list of one
             source = source[0]
         windows = [window for output in model_outputs for window in _unbatched(output["probs"])]
-        probs = join_windows(windows, len(source))
-        result = decode(source, probs, self.scheme, self.lexicon, keep_punctuation, consistent_casing, tasks)
-        add_char_offsets(result["words"])
-        extras = getattr(source, "extras", None)
-        if extras is not None:
-            for entry, extra in zip(result["words"], extras):
-                entry.update((key, value) for key, value in extra.items() if key not in entry)
-        if return_sentences:
-            result["sentences"] = sentences(result["words"])
-        if return_probabilities:
-            result["probabilities"] = probs
-        return result
+        return restore_from_windows(
+            source, windows, self.scheme, self.lexicon, keep_punctuation=keep_punctuation,
+            consistent_casing=consistent_casing, tasks=tasks, return_sentences=return_sentences,
+            return_probabilities=return_probabilities, extras=getattr(source, "extras", None),
+        )
 
 
 class _PreSplit:
@@ -306,10 +297,6 @@ def _timed(words: Sequence[Mapping]) -> _PreSplit:
         texts.append(word.strip())
         extras.append({key: value for key, value in entry.items() if key != "word"})
     return _PreSplit(check_words(texts), extras)
-
-
-def _is_word_list(value) -> bool:
-    return isinstance(value, (list, tuple)) and all(isinstance(word, str) for word in value)
 
 
 def _item(encoded, source: InputWords) -> dict:

@@ -22,17 +22,15 @@ from ..restoration import (
     TASKS,
     EncodedWindow,
     InputWords,
-    add_char_offsets,
     check_tasks,
     check_window_sizes,
     check_words,
-    decode,
     encode_windows,
     encoder_words,
-    join_windows,
+    is_word_list,
     max_input_length,
     plan_windows,
-    sentences,
+    restore_from_windows,
     split_words,
     word_probabilities,
 )
@@ -137,9 +135,9 @@ class OnDeviceRestorer:
             "tasks": tasks,
         }
         if is_split_into_words:
-            if _is_word_list(inputs):
+            if is_word_list(inputs):
                 return self._restore([split_words(check_words(inputs))], window_words, context_words, options)[0]
-            if isinstance(inputs, (list, tuple)) and all(_is_word_list(item) for item in inputs):
+            if isinstance(inputs, (list, tuple)) and all(is_word_list(item) for item in inputs):
                 sources = [split_words(check_words(item)) for item in inputs]
                 return self._restore(sources, window_words, context_words, options)
             raise TypeError("with is_split_into_words=True, pass a list of words (str) or a list of such lists")
@@ -209,20 +207,7 @@ class OnDeviceRestorer:
             )
 
     def _result(self, source: InputWords, windows: list[dict[str, np.ndarray]], options: dict) -> dict:
-        probs = join_windows(windows, len(source))
-        result = decode(
-            source, probs, self.scheme, self.lexicon, options["keep_punctuation"], options["consistent_casing"], options["tasks"]
-        )
-        add_char_offsets(result["words"])
-        if options["return_sentences"]:
-            result["sentences"] = sentences(result["words"])
-        if options["return_probabilities"]:
-            result["probabilities"] = probs
-        return result
-
-
-def _is_word_list(value) -> bool:
-    return isinstance(value, (list, tuple)) and all(isinstance(word, str) for word in value)
+        return restore_from_windows(source, windows, self.scheme, self.lexicon, **options)
 
 
 __all__ = ["OnDeviceRestorer", "read_export_settings"]

@@ -24,7 +24,7 @@ import torch
 from torch import nn
 from transformers import PreTrainedModel
 
-from ..joint_transformer.modeling import JointTokenClassifierOutput, SavesRemoteCode, _masked_cross_entropy
+from ..joint_transformer.modeling import JointTokenClassifierOutput, SavesRemoteCode, joint_loss
 from .configuration import CnnBiLstmConfig
 
 
@@ -161,19 +161,7 @@ class CnnBiLstmForJointTokenClassification(CnnBiLstmPreTrainedModel):
         punct_logits = self.punct_classifier(torch.cat([states, following], dim=-1))
         case_logits = self.case_classifier(torch.cat([preceding, states], dim=-1))
 
-        loss = None
-        if punct_labels is not None or case_labels is not None:
-            loss = punct_logits.new_zeros(())
-            smoothing = self.config.label_smoothing
-            if case_labels is not None:
-                loss = loss + _masked_cross_entropy(case_logits, case_labels, label_smoothing=smoothing)
-            if punct_labels is not None:
-                weights = self.config.punct_class_weights
-                weights = torch.tensor(weights, device=punct_logits.device) if weights else None
-                loss = loss + self.config.punct_loss_weight * _masked_cross_entropy(
-                    punct_logits, punct_labels, weights, smoothing
-                )
-
+        loss = joint_loss(self.config, punct_logits, case_logits, punct_labels, case_labels)
         output = JointTokenClassifierOutput(
             loss=loss,
             logits=punct_logits,

@@ -73,6 +73,29 @@ def _masked_cross_entropy(
     )
 
 
+def joint_loss(
+    config,
+    punct_logits: torch.Tensor,
+    case_logits: torch.Tensor,
+    punct_labels: torch.Tensor | None,
+    case_labels: torch.Tensor | None,
+) -> torch.Tensor | None:
+    """α·CE(punct) + CE(case) over the labelled positions (each term only where its labels are given;
+    None without labels), with the config's ``punct_loss_weight`` (α), ``punct_class_weights`` and
+    ``label_smoothing``: the loss of every model family."""
+    if punct_labels is None and case_labels is None:
+        return None
+    loss = punct_logits.new_zeros(())
+    smoothing = config.label_smoothing
+    if punct_labels is not None:
+        weights = config.punct_class_weights
+        weights = torch.tensor(weights, device=punct_logits.device) if weights else None
+        loss = loss + config.punct_loss_weight * _masked_cross_entropy(punct_logits, punct_labels, weights, smoothing)
+    if case_labels is not None:
+        loss = loss + _masked_cross_entropy(case_logits, case_labels, label_smoothing=smoothing)
+    return loss
+
+
 class SavesRemoteCode:
     """Mixin of every model family: ``save_pretrained`` also writes the code that loads the checkpoint
     without the plugin (trust_remote_code=True). The plugin sets ``remote_code_exporter``
@@ -196,18 +219,7 @@ class JointTokenClassificationModel(JointTokenClassificationPreTrainedModel):
             case_input = hidden
         case_logits = self.case_classifier(case_input)
 
-        loss = None
-        if punct_labels is not None or case_labels is not None:
-            loss = punct_logits.new_zeros(())
-            smoothing = self.config.label_smoothing
-            if punct_labels is not None:
-                weights = self.config.punct_class_weights
-                weights = torch.tensor(weights, device=punct_logits.device) if weights else None
-                punct_loss = _masked_cross_entropy(punct_logits, punct_labels, weights, smoothing)
-                loss = loss + self.config.punct_loss_weight * punct_loss
-            if case_labels is not None:
-                loss = loss + _masked_cross_entropy(case_logits, case_labels, label_smoothing=smoothing)
-
+        loss = joint_loss(self.config, punct_logits, case_logits, punct_labels, case_labels)
         output = JointTokenClassifierOutput(
             loss=loss,
             logits=punct_logits,
