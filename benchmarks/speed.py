@@ -7,6 +7,12 @@ asked for, all in one run.
     python benchmarks/speed.py --dtypes auto float32 bfloat16   # the three ways to run it on a CPU
     python benchmarks/speed.py --model default PATH --threads 2 --json out.json   # two models side by side
     python benchmarks/speed.py --context-words 50 25 0          # what the windows' overlap costs
+    python benchmarks/speed.py --model on-device --runtime --markdown speed.md   # ONNX: pipeline and torch-free runtime
+
+An ONNX export folder (the embedded ``on-device`` model, or ``hf-punctcase export-onnx`` output) runs
+through the pipeline's ONNX Runtime backend with ``--threads`` intra-op threads; its graph fixes its
+precision, so it runs once whatever ``--dtypes`` says. ``--runtime`` also times the torch-free
+:class:`hf_punctcase.runtime.OnDeviceRestorer` on each ONNX folder.
 
 Windows: ``--window-words`` words per model input with ``--context-words`` words of context on each
 side of a core of window - 2 × context words, so every word is encoded window / core times (2× at the
@@ -33,7 +39,9 @@ import math
 import os
 import platform
 import statistics
+import sys
 import time
+from pathlib import Path
 
 import torch
 
@@ -42,6 +50,9 @@ from hf_punctcase.cli import DTYPE_CHOICES
 from hf_punctcase.data import data_dir, read_iwslt_cased
 from hf_punctcase.labels import LabelScheme
 from hf_punctcase.pipelines import native_bf16_cpu
+from hf_punctcase.registry import is_onnx_dir, resolve_model
+from hf_punctcase.runtime import EXPORT_INFO_FILE, OnDeviceRestorer
+from hf_punctcase.runtime.onnx_backend import import_onnxruntime
 
 
 
@@ -76,6 +87,9 @@ def main() -> None:
     parser.add_argument("--min-cpu-share", type=float, default=0.75,
                         help="a run counts as unshared when its CPU seconds reach this share of threads × wall seconds")
     parser.add_argument("--json", default=None, help="also write the figures here")
+    parser.add_argument("--markdown", default=None, help="also write the table here (e.g. for a model card)")
+    parser.add_argument("--runtime", action="store_true",
+                        help="also time hf_punctcase.runtime.OnDeviceRestorer on each ONNX folder")
     args = parser.parse_args()
 
     torch.set_num_threads(args.threads)
@@ -85,16 +99,36 @@ def main() -> None:
     long_text = " ".join(words[: args.long_words])
     paragraph = " ".join(words[1000 : 1000 + args.paragraph_words])
 
-    restorers = {}  # "model | dtype | context" -> (pipeline, its call's window arguments)
+    loaded = {}  # "model | dtype" -> (a callable taking (text, batch_size, window arguments), weights in words)
     for model in args.model:
+        if is_onnx_dir(resolve_model(model)):
+            pipe = hf_punctcase.load_pipeline(model, intra_op_num_threads=args.threads)
+            info_file = Path(resolve_model(model)) / EXPORT_INFO_FILE
+            info = json.loads(info_file.read_text()) if info_file.is_file() else {}
+            weights = f"ONNX {info.get('precision', '')}".strip()
+            loaded[f"{model} | ONNX Runtime pipeline"] = (pipe, weights)
+            if args.runtime:
+                runtimes = {}  # OnDeviceRestorer takes its batch size when built
+
+                def on_device(text, batch_size, model=model, runtimes=runtimes, **windows):
+                    if batch_size not in runtimes:
+                        runtimes[batch_size] = OnDeviceRestorer(
+                            resolve_model(model), batch_size=batch_size, intra_op_num_threads=args.threads
+                        )
+                    return runtimes[batch_size](text, **windows)
+
+                loaded[f"{model} | OnDeviceRestorer (no torch)"] = (on_device, weights)
+            continue
         for dtype in args.dtypes:
-            restorer = hf_punctcase.load_pipeline(model, dtype=dtype, device=args.device)
-            for context in args.context_words:
-                windows = {"window_words": args.window_words, "context_words": context}
-                windows = {key: value for key, value in windows.items() if value is not None}
-                label = f"{model} | {dtype} | context {context if context is not None else 'default'}"
-                restorers[label] = (restorer, windows)
-    for restorer, windows in restorers.values():  # warm-up
+            pipe = hf_punctcase.load_pipeline(model, dtype=dtype, device=args.device)
+            loaded[f"{model} | {dtype}"] = (pipe, str(pipe.model.dtype).removeprefix("torch."))
+    restorers = {}  # "model | dtype | context" -> (restorer, its call's window arguments, weights)
+    for name, (restorer, weights) in loaded.items():
+        for context in args.context_words:
+            windows = {"window_words": args.window_words, "context_words": context}
+            windows = {key: value for key, value in windows.items() if value is not None}
+            restorers[f"{name} | context {context if context is not None else 'default'}"] = (restorer, windows, weights)
+    for restorer, windows, _ in restorers.values():  # warm-up
         restorer(long_text, batch_size=args.batch_size, **windows)
         for _ in range(5):
             restorer(paragraph, batch_size=1, **windows)
@@ -102,10 +136,10 @@ def main() -> None:
     long_runs = {name: [] for name in restorers}  # (wall, CPU) seconds per run
     short_runs = {name: [] for name in restorers}
     for _ in range(args.repeats):
-        for name, (restorer, windows) in restorers.items():
+        for name, (restorer, windows, _) in restorers.items():
             long_runs[name].append(seconds(lambda: restorer(long_text, batch_size=args.batch_size, **windows)))
     for _ in range(args.latency_repeats):
-        for name, (restorer, windows) in restorers.items():
+        for name, (restorer, windows, _) in restorers.items():
             short_runs[name].append(seconds(lambda: restorer(paragraph, batch_size=1, **windows)))
 
     def unshared(runs: list[tuple[float, float]]) -> list[float]:
@@ -127,12 +161,12 @@ def main() -> None:
         "load_average_before_after": [load_before[0], os.getloadavg()[0]],
         "runs": {},
     }
-    for name, (restorer, _) in restorers.items():
+    for name, (_, _, weights) in restorers.items():
         long_all = [wall for wall, _ in long_runs[name]]
         short_all = [wall for wall, _ in short_runs[name]]
         long_kept, short_kept = unshared(long_runs[name]), unshared(short_runs[name])
         figures["runs"][name] = {
-            "weights": str(restorer.model.dtype).removeprefix("torch."),
+            "weights": weights,
             "long_runs_wall_cpu_seconds": long_runs[name],
             "words_per_second": args.long_words / statistics.median(long_kept),
             "long_runs_kept": len([t for t in long_kept if t == t]),
@@ -143,18 +177,27 @@ def main() -> None:
             "paragraph_p90_ms_all_runs": 1000 * statistics.quantiles(short_all, n=10)[-1],
         }
     print(json.dumps(figures, indent=2))
-    print(
-        f"\n| model | dtype | context | weights | words/s ({args.long_words:,}-word transcript, batch {args.batch_size}, "
-        f"median of the unshared runs) | {args.paragraph_words}-word paragraph, batch 1 (median of the unshared runs) "
-        "| the same, medians of all runs |\n|---|---|---|---|---|---|---|"
-    )
+    table = [
+        f"| model | dtype / runtime | context | weights | words/s ({args.long_words:,}-word transcript, batch "
+        f"{args.batch_size}, median of the unshared runs) | {args.paragraph_words}-word paragraph, batch 1 (median of "
+        "the unshared runs) | the same, medians of all runs |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for name, row in figures["runs"].items():
-        print(
+        table.append(
             f"| {name} | {row['weights']} "
             f"| {row['words_per_second']:,.0f} ({row['long_runs_kept']}/{args.repeats} runs) "
             f"| {row['paragraph_median_ms']:.1f} ms ({row['paragraph_runs_kept']}/{args.latency_repeats}) "
             f"| {row['words_per_second_all_runs']:,.0f} words/s, {row['paragraph_median_ms_all_runs']:.1f} ms |"
         )
+    print("\n" + "\n".join(table))
+    if args.markdown:
+        with open(args.markdown, "w") as handle:
+            handle.write(
+                f"Medians on {figures['machine']}, {figures['threads']} threads (torch {figures['torch']}, "
+                f"onnxruntime {import_onnxruntime().__version__}); command: `python benchmarks/speed.py "
+                f"{' '.join(sys.argv[1:])}`.\n\n" + "\n".join(table) + "\n"
+            )
     print(f"\n1-minute load average before / after: {load_before[0]:.2f} / {os.getloadavg()[0]:.2f}")
     if args.json:
         with open(args.json, "w") as handle:

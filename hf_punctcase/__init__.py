@@ -11,6 +11,7 @@ functions and :mod:`hf_punctcase.runtime`.
 
 from importlib.util import find_spec as _find_spec
 
+from .embedded import DEFAULT_MODEL_DIR, EMBEDDED_MODELS, ON_DEVICE_MODEL_DIR
 from .labels import LabelScheme, LabeledWords, build_mixed_case_lexicon
 
 
@@ -39,7 +40,7 @@ if PLUGIN_AVAILABLE:
         JointTokenClassifierOutput,
     )
     from .pipelines import PunctCasePipeline
-    from .registry import DEFAULT_MODEL_DIR, TASK, check_model_dir, default_model_path, load_pipeline, register_pipeline
+    from .registry import TASK, check_model_dir, default_model_path, load_pipeline, register_pipeline
     from .streaming import StreamingRestorer
 
     register()
@@ -53,6 +54,7 @@ if PLUGIN_AVAILABLE:
         "JointTokenClassificationModel",
         "JointTokenClassifierOutput",
         "DEFAULT_MODEL_DIR",
+        "EMBEDDED_MODELS",
         "LabelScheme",
         "LabeledWords",
         "PLUGIN_AVAILABLE",
@@ -63,6 +65,15 @@ if PLUGIN_AVAILABLE:
         "check_model_dir",
         "default_model_path",
         "load_pipeline",
+        "ON_DEVICE_MODEL_DIR",
     ]
 else:
-    __all__ = ["LabelScheme", "LabeledWords", "PLUGIN_AVAILABLE", "build_mixed_case_lexicon"]
+    __all__ = [
+        "DEFAULT_MODEL_DIR",
+        "EMBEDDED_MODELS",
+        "LabelScheme",
+        "LabeledWords",
+        "ON_DEVICE_MODEL_DIR",
+        "PLUGIN_AVAILABLE",
+        "build_mixed_case_lexicon",
+    ]

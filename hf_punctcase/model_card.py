@@ -115,6 +115,8 @@ class PunctCaseCardFacts:
     base_checkpoint: str | None = None  # the joint checkpoint it was trained further from, in words
     repo_id: str | None = None  # where the checkpoint is published, for the usage lines
     embedded_default: bool = False  # the package's default model: pipeline("punct-case") loads it
+    embedded_name: str | None = None  # another embedded model's name (hf_punctcase.embedded), e.g. "on-device"
+    onnx: bool = False  # the weights are an ONNX graph (run by ONNX Runtime; no trust_remote_code code)
     extra_sections: dict[str, str] = field(default_factory=dict)  # title → markdown (e.g. an ablation table)
     extra_datasets: list[str] = field(default_factory=list)  # `datasets` metadata a base checkpoint's card named
     punct_labels: Sequence[str] = ("COMMA", "PERIOD", "QUESTION")
@@ -274,11 +276,10 @@ def build_model_card(facts: PunctCaseCardFacts) -> ModelCard:
         facts=facts,
         title=facts.model_name,
         model_ref=model_ref,
-        usage_line='p = pipeline("punct-case")  # this model is the embedded default' if facts.embedded_default
-        else f'p = pipeline("punct-case", model={model_ref})',
+        usage_line=_usage_line(facts, model_ref),
         parameters=f"{facts.num_parameters / 1e6:.1f}M",
-        weights=f"{facts.size_on_disk_mb:.1f} MB ({facts.weights_dtype} safetensors"
-        f"{_loaded_as(facts.weights_dtype)})",
+        weights=f"{facts.size_on_disk_mb:.1f} MB ({facts.weights_dtype} ONNX graph, run by ONNX Runtime)" if facts.onnx
+        else f"{facts.size_on_disk_mb:.1f} MB ({facts.weights_dtype} safetensors{_loaded_as(facts.weights_dtype)})",
         punct_labels=", ".join(["O", *facts.punct_labels]),
         case_labels=", ".join(["LOWER", *facts.case_labels]),
         data_rows=[
@@ -291,6 +292,14 @@ def build_model_card(facts: PunctCaseCardFacts) -> ModelCard:
         summary_rows=rows,
         detailed=_detailed(facts),
     )
+
+
+def _usage_line(facts: PunctCaseCardFacts, model_ref: str) -> str:
+    if facts.embedded_default:
+        return 'p = pipeline("punct-case")  # this model is the embedded default'
+    if facts.embedded_name:
+        return f'p = pipeline("punct-case", model="{facts.embedded_name}")  # this model, embedded in the package'
+    return f'p = pipeline("punct-case", model={model_ref})'
 
 
 def render_model_card(facts: PunctCaseCardFacts) -> str:
@@ -341,7 +350,7 @@ def _joint_checkpoint_card(init: str) -> tuple[Path | None, bool] | None:
     started from it left it). None for anything else (an encoder)."""
     from huggingface_hub import try_to_load_from_cache
 
-    from .registry import DEFAULT_MODEL_DIR
+    from .embedded import DEFAULT_MODEL_DIR
 
     folder = DEFAULT_MODEL_DIR if init == "default" else Path(init).expanduser()
     if folder.is_dir():
@@ -542,8 +551,11 @@ def _lineage_datasets(folder: Path) -> list[TrainingDataset]:
 
 def _teacher_datasets(summary: dict) -> list[TrainingDataset]:
     """A distilled student learns from its teacher's training data too: it carries those licences."""
+    from .embedded import embedded_model_dir
+
     teacher = (summary.get("distillation") or {}).get("teacher")
-    datasets = _lineage_datasets(Path(teacher)) if teacher and Path(teacher).is_dir() else []
+    folder = (embedded_model_dir(teacher) or Path(teacher)) if teacher else None
+    datasets = _lineage_datasets(folder) if folder is not None and folder.is_dir() else []
     for d in datasets:
         d.description = "teacher's data" + (f", {d.description}" if d.description else "")
     return datasets

@@ -26,14 +26,13 @@ from typing import Any
 from transformers.pipelines import PIPELINE_REGISTRY
 
 from .auto import AutoModelForJointTokenClassification
+from .embedded import DEFAULT_MODEL_DIR, embedded_model_dir
 from .labels import LabelScheme
 from .models import MODEL_FAMILIES
 from .pipelines import PunctCasePipeline
 from .runtime.onnx_backend import ONNX_MODEL_FILE
 
 TASK = "punct-case"
-#: The default checkpoint shipped inside the package (see model_cards/default.md).
-DEFAULT_MODEL_DIR = Path(__file__).resolve().parent / "default_model"
 _REQUIRED_FILES = ("config.json", "tokenizer_config.json")
 #: A tokenizer with fewer tokens than this has no real vocabulary: one built from tokenizer_config.json
 #: alone holds only its special tokens (5 for BERT), and every word of a transcript becomes unknown.
@@ -268,10 +267,12 @@ def one_line(message: object) -> str:
 
 
 def resolve_model(name_or_path: str | os.PathLike | None, trust_remote_code: bool = False) -> str:
-    """A checkpoint named as users name it: None or ``"default"`` is the embedded default model; a local
+    """A checkpoint named as users name it: None or ``"default"`` is the embedded default model,
+    ``"on-device"`` the embedded on-device model (:data:`~hf_punctcase.embedded.EMBEDDED_MODELS`); a local
     folder is checked (:func:`check_model_dir`); anything else is a Hub repo id, returned as it is."""
-    if name_or_path is None or str(name_or_path) == "default":
-        return default_model_path()
+    embedded = embedded_model_dir(name_or_path)
+    if embedded is not None:
+        return check_model_dir(embedded)
     if _looks_local(str(name_or_path)):
         return check_model_dir(Path(name_or_path).expanduser(), trust_remote_code=trust_remote_code)
     return str(name_or_path)
@@ -350,8 +351,9 @@ def _checked_pipeline(original):
         trust = bound.arguments.get("trust_remote_code")
         if trust is None:
             bound.arguments["trust_remote_code"] = trust = False
-        if bound.arguments.get("model") is None:  # the embedded default, without transformers' warning
-            bound.arguments["model"] = default_model_path()
+        embedded = embedded_model_dir(bound.arguments.get("model"))
+        if embedded is not None:  # None: the embedded default, without transformers' warning
+            bound.arguments["model"] = str(embedded)
         model = bound.arguments.get("model")
         if isinstance(model, (str, os.PathLike)) and _looks_local(str(model)):
             bound.arguments["model"] = check_model_dir(Path(model).expanduser(), trust_remote_code=bool(trust))

@@ -1,15 +1,21 @@
 #!/usr/bin/env python
-"""Evaluate a trained checkpoint through the public pipeline, ship it as the embedded default
-(safetensors inside the package: int8 encoder weights per row, or fp16) and write its model card.
+"""Ship a trained checkpoint as one of the package's embedded models, evaluate what is shipped through
+the public pipeline and write its model card.
 
     python recipes/export_default.py --checkpoint CHECKPOINT \
         --training-machine "2 CPU cores (x86-64, bf16 autocast), no GPU" --ablation-table ablations.md
+    python recipes/export_default.py --model on-device --checkpoint CNN_BILSTM_CHECKPOINT --speed-table speed.md
+
+``--model default`` (the accurate default): safetensors inside the package, int8 encoder weights per
+row or fp16. ``--model on-device``: the checkpoint as an int8 ONNX graph (hf_punctcase.export.onnx,
+dynamic quantisation, per tensor unless ``--per-channel``), whose agreement with the torch checkpoint is
+measured on the TED dev transcripts and stated in the card.
 
 Dev sets: every set of ``hf_punctcase.evaluation.DEV_SETS`` and ``ASR_DEV_SETS`` whose files the data
 folder holds (a missing one is skipped, and said so); sets without reliable casing are scored on
 punctuation only. The card (hf_punctcase.model_card) takes the training data, licences and commands from
 the checkpoint's training records, and the dev figures measured here; it is written to
-``model_cards/default.md`` and, identical, to the package's ``default_model/README.md``.
+``model_cards/default.md`` (``on_device.md``) and, identical, to the shipped folder's ``README.md``.
 """
 
 from __future__ import annotations
@@ -24,12 +30,19 @@ from transformers import AutoTokenizer
 
 import hf_punctcase
 from hf_punctcase.data import data_dir
-from hf_punctcase.quantization import save_quantized
+from hf_punctcase.embedded import EMBEDDED_MODELS
 from hf_punctcase.evaluation import ASR_DEV_SETS, DEV_SETS, DevSet, available, evaluate_asr_set, evaluate_dev_set
+from hf_punctcase.export.onnx import export_card, export_onnx
+from hf_punctcase.labels import LabelScheme
+from hf_punctcase.quantization import save_quantized
 from hf_punctcase.io import atomic_directory, atomic_write_text
 from hf_punctcase.model_card import INT8_WEIGHTS, EMBEDDED_DEFAULT_ID, DevSetEvaluation, card_data_for_checkpoint, render_model_card
 
 REPO = Path(__file__).resolve().parents[1]
+#: The card each embedded model's export writes, besides the folder's README.md.
+CARDS = {"default": REPO / "model_cards" / "default.md", "on-device": REPO / "model_cards" / "on_device.md"}
+#: The dev set whose transcripts measure the ONNX graph's agreement with the torch checkpoint.
+PARITY_SET = DEV_SETS[0]
 
 
 def export_default(checkpoint: Path, target: Path, storage: str, encoder_name: str | None = None) -> None:
@@ -62,6 +75,13 @@ def export_default(checkpoint: Path, target: Path, storage: str, encoder_name: s
             code.unlink()
 
 
+def parity_texts(root: Path) -> list[str]:
+    """The :data:`PARITY_SET` transcripts as the pipeline sees them: lowercase words, no punctuation."""
+    if not available(PARITY_SET, root):
+        raise FileNotFoundError(f"{PARITY_SET.name}: files absent under {root}; the ONNX parity check needs them")
+    return [" ".join(word.lower() for word in ref.words) for ref in PARITY_SET.load(root, LabelScheme())]
+
+
 def evaluate_all(restorer, root: Path, batch_size: int) -> list[DevSetEvaluation]:
     """Every dev set of the one list (hf_punctcase.evaluation) whose files are present."""
     evaluations = []
@@ -83,9 +103,13 @@ def evaluate_all(restorer, root: Path, batch_size: int) -> list[DevSetEvaluation
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--checkpoint", required=True, type=Path)
+    parser.add_argument(
+        "--model", choices=sorted(EMBEDDED_MODELS), default="default",
+        help="which embedded model the checkpoint becomes (default: %(default)s)",
+    )
     parser.add_argument("--data-dir", default=None)
-    parser.add_argument("--target", type=Path, default=hf_punctcase.DEFAULT_MODEL_DIR)
-    parser.add_argument("--card", type=Path, default=REPO / "model_cards" / "default.md")
+    parser.add_argument("--target", type=Path, default=None, help="Default: the embedded model's package folder.")
+    parser.add_argument("--card", type=Path, default=None, help="Default: model_cards/default.md or on_device.md.")
     parser.add_argument("--recipe-command", default=None, help="Default: the commands the training records hold.")
     parser.add_argument(
         "--training-machine", default=None,
@@ -94,13 +118,25 @@ def main() -> None:
     parser.add_argument("--batch-size", type=int, default=16)
     parser.add_argument(
         "--storage", choices=["int8", "fp16"], default="int8",
-        help="int8: the encoder's weights as int8 per row (about half of fp16 on disk); fp16: every weight in fp16",
+        help="--model default: int8 (the encoder's weights as int8 per row, about half of fp16 on disk) or fp16",
+    )
+    parser.add_argument(
+        "--per-channel", action="store_true",
+        help="--model on-device: int8 scales per output channel instead of per tensor",
     )
     parser.add_argument(
         "--ablation-table", type=Path, default=None,
         help="A markdown file (e.g. from benchmarks/ablation_table.py) the card shows as its ablation section.",
     )
+    parser.add_argument(
+        "--speed-table", type=Path, default=None,
+        help="A markdown file of measured speed (e.g. from benchmarks/speed.py --markdown) the card shows.",
+    )
     args = parser.parse_args()
+    on_device = args.model == "on-device"
+    target = args.target or EMBEDDED_MODELS[args.model]
+    card_path = args.card or CARDS[args.model]
+    root = data_dir(args.data_dir)
 
     # The card's facts first: the checkpoint may have started from the default this export replaces,
     # whose card (its training data and licences) is read before it is overwritten.
@@ -108,22 +144,44 @@ def main() -> None:
     if card.base_model_id == EMBEDDED_DEFAULT_ID:
         card.base_model_id = card.encoder_id
         card.base_checkpoint = "the previous embedded default of hf_punctcase (its training data are listed below)"
-    export_default(args.checkpoint, args.target, args.storage, encoder_name=card.encoder_id)
-    restorer = hf_punctcase.load_pipeline(str(args.target))
-    evaluations = evaluate_all(restorer, data_dir(args.data_dir), args.batch_size)
+    export_info = None
+    if on_device:
+        export_info = export_onnx(
+            args.checkpoint, target, int8=True, per_channel=args.per_channel, parity_texts=parity_texts(root),
+            overwrite=True,
+        ).info
+        parity = export_info["parity"]
+        print(f"parity with torch on {parity['words']} words: punctuation {100 * parity['punct_agreement']:.2f}%, "
+              f"casing {100 * parity['case_agreement']:.2f}%", flush=True)
+    else:
+        export_default(args.checkpoint, target, args.storage, encoder_name=card.encoder_id)
+    restorer = hf_punctcase.load_pipeline(str(target))
+    evaluations = evaluate_all(restorer, root, args.batch_size)
     (args.checkpoint / "dev_evaluation.json").write_text(json.dumps({e.name: e.scores for e in evaluations}, indent=2))
 
-    size = (args.target / "model.safetensors").stat().st_size / 2**20
-    card.model_name = "hf_punctcase default"
-    card.embedded_default = True
+    weights_file = target / ("model.onnx" if on_device else "model.safetensors")
+    size = weights_file.stat().st_size / 2**20
     card.size_on_disk_mb = size
-    card.weights_dtype = INT8_WEIGHTS if args.storage == "int8" else "fp16"
     card.evaluations = evaluations
-    card.evaluation_command = "python recipes/export_default.py --checkpoint CHECKPOINT"
-    card.evaluation_notes = [
-        f"The shipped {card.weights_dtype} weights through the pipeline's defaults (bf16 compute on CPUs with "
-        f"bf16 matrix units, else fp32), at batch size {args.batch_size}; words/s on the hardware the export ran on."
-    ]
+    card.evaluation_command = f"python recipes/export_default.py --model {args.model} --checkpoint CHECKPOINT"
+    if on_device:
+        scale = "per channel" if args.per_channel else "per tensor"
+        card.model_name = "hf_punctcase on-device"
+        card.embedded_name = "on-device"
+        card.onnx = True
+        card.weights_dtype = f"int8 ({scale}, dynamic quantisation)"
+        card.evaluation_notes = [
+            f"The shipped int8 ONNX graph through the pipeline's ONNX Runtime backend, at batch size "
+            f"{args.batch_size}; words/s on the hardware the export ran on (`OnDeviceRestorer` gives the same labels)."
+        ]
+    else:
+        card.model_name = "hf_punctcase default"
+        card.embedded_default = True
+        card.weights_dtype = INT8_WEIGHTS if args.storage == "int8" else "fp16"
+        card.evaluation_notes = [
+            f"The shipped {card.weights_dtype} weights through the pipeline's defaults (bf16 compute on CPUs with "
+            f"bf16 matrix units, else fp32), at batch size {args.batch_size}; words/s on the hardware the export ran on."
+        ]
     if args.recipe_command:
         card.recipe_command = args.recipe_command
     card.notes = [
@@ -131,15 +189,20 @@ def main() -> None:
         "(Training data), so this checkpoint is for non-commercial use only; read the TED terms (no "
         "derivatives) before redistributing it.",
         "The recipes' ablations (encoders and depth, MLM adaptation, two-stage finetuning, case conditioning, "
-        "distillation, window widths) are in the project's docs/experiments.md.",
+        "distillation, window widths) are in the project's docs/experiments.md"
+        + (" and docs/on_device.md." if on_device else "."),
     ]
+    if args.speed_table:
+        card.extra_sections["Speed"] = args.speed_table.read_text()
     if args.ablation_table:
         card.extra_sections["Ablations (dev)"] = args.ablation_table.read_text()
     text = render_model_card(card)
-    args.card.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(args.card, text)
-    atomic_write_text(args.target / "README.md", text)  # the card travels with the package and any push
-    print(f"wrote {args.target} ({size:.1f} MB) and {args.card}")
+    if export_info is not None:
+        text = export_card(text, export_info)  # what the ONNX graph is and how far it agrees with torch
+    card_path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(card_path, text)
+    atomic_write_text(target / "README.md", text)  # the card travels with the package and any push
+    print(f"wrote {target} ({size:.1f} MB) and {card_path}")
 
 
 if __name__ == "__main__":

@@ -204,12 +204,13 @@ def quantize_int8(source: str | os.PathLike, target: str | os.PathLike, per_chan
 def _source_name(checkpoint: str, folder: str) -> str:
     """How the card and the record name the checkpoint: the embedded default, a Hub id, or a local
     folder's name (a record must not carry a machine's paths)."""
-    from ..registry import DEFAULT_MODEL_DIR
+    from ..embedded import EMBEDDED_MODELS
 
     path = Path(folder)
     if path.is_dir():
-        if path.resolve() == DEFAULT_MODEL_DIR.resolve():
-            return "the embedded default model of hf_punctcase"
+        for name, embedded in EMBEDDED_MODELS.items():
+            if path.resolve() == embedded.resolve():
+                return f"the embedded {name} model of hf_punctcase"
         return path.parent.name if path.name == "final" else path.name
     return str(checkpoint)
 

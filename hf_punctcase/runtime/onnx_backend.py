@@ -36,7 +36,7 @@ def import_onnxruntime():
     except ImportError as error:
         raise ImportError(
             "ONNX Runtime is not installed: pip install -c constraints.txt onnxruntime "
-            "(or the package's [runtime] or [onnx] extra)"
+            "(or the package's [runtime] extra)"
         ) from error
     return onnxruntime
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..embedded import embedded_model_dir
 from ..labels import LabelScheme
 from ..restoration import (
     DEFAULT_CONTEXT_WORDS,
@@ -73,7 +74,8 @@ class OnDeviceRestorer:
     word up to case plus a trailing mark.
 
     Args:
-        model_dir: a folder written by :func:`hf_punctcase.export.onnx.export_onnx`.
+        model_dir: a folder written by :func:`hf_punctcase.export.onnx.export_onnx`, or ``"on-device"``
+            (the default) for the package's embedded on-device model.
         window_words, context_words: window size and context on each side (200 and 50, as the pipeline).
         batch_size: windows per ONNX Runtime call (16, as the pipeline).
         intra_op_num_threads, providers: ONNX Runtime's threads per operator and execution providers
@@ -82,7 +84,7 @@ class OnDeviceRestorer:
 
     def __init__(
         self,
-        model_dir: str | os.PathLike,
+        model_dir: str | os.PathLike = "on-device",
         *,
         window_words: int = DEFAULT_WINDOW_WORDS,
         context_words: int = DEFAULT_CONTEXT_WORDS,
@@ -93,7 +95,7 @@ class OnDeviceRestorer:
         check_window_sizes(window_words, context_words)
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
             raise ValueError(f"batch_size must be an int ≥ 1, got {batch_size!r}")
-        folder = Path(model_dir)
+        folder = embedded_model_dir(model_dir) or Path(model_dir)
         if not folder.is_dir():
             raise FileNotFoundError(f"model path {folder} is not a folder (expected an ONNX export folder)")
         settings = read_export_settings(folder)

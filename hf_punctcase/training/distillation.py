@@ -172,7 +172,8 @@ def label_with_teacher(
     cache_dir: str | os.PathLike | None = None,
     autocast_dtype: torch.dtype | None = None,
 ) -> tuple[datasets.Dataset, dict]:
-    """A training mixture with the per-word logits of ``teacher`` (a joint checkpoint folder or Hub id),
+    """A training mixture with the per-word logits of ``teacher`` (a joint checkpoint folder, Hub id or
+    ``"default"``),
     and what a training record says about them: ``teacher``, and ``teacher_seconds`` when the teacher
     ran, ``teacher_logits_cache`` when a cache was used.
 
@@ -186,8 +187,11 @@ def label_with_teacher(
             raise ValueError(f"{cache} holds teacher logits for another training mixture; remove it or pass another folder")
         logger.info("teacher logits from %s", cache)
         return labelled, {**record, "teacher_logits_cache": str(cache)}
-    model = JointTokenClassificationModel.from_pretrained(teacher)
-    tokenizer = AutoTokenizer.from_pretrained(teacher)
+    from ..registry import resolve_model
+
+    folder = resolve_model(teacher)  # "default": the embedded default model
+    model = JointTokenClassificationModel.from_pretrained(folder)
+    tokenizer = AutoTokenizer.from_pretrained(folder)
     start = time.time()
     labelled = add_teacher_logits(train, model, tokenizer, batch_size=batch_size, autocast_dtype=autocast_dtype)
     record["teacher_seconds"] = time.time() - start

@@ -1,0 +1,30 @@
+"""The models shipped inside the package, by the names users give them (torch-free).
+
+``"default"`` is the accurate transformer (int8-stored safetensors, see model_cards/default.md);
+``"on-device"`` the small CNN-BiLSTM as an int8 ONNX graph (model_cards/on_device.md), which the
+pipeline runs with ONNX Runtime and :class:`hf_punctcase.runtime.OnDeviceRestorer` runs without torch.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+#: The default checkpoint: ``pipeline("punct-case")`` with no model loads it.
+DEFAULT_MODEL_DIR = PACKAGE_DIR / "default_model"
+#: The on-device model: an int8 ONNX export of the CNN-BiLSTM family.
+ON_DEVICE_MODEL_DIR = PACKAGE_DIR / "on_device_model"
+#: Name → folder of every embedded model.
+EMBEDDED_MODELS = {"default": DEFAULT_MODEL_DIR, "on-device": ON_DEVICE_MODEL_DIR}
+
+
+def embedded_model_dir(name: str | os.PathLike | None) -> Path | None:
+    """The folder of the embedded model called ``name`` (None also names the default), or None when
+    ``name`` is not one of :data:`EMBEDDED_MODELS`' names."""
+    if name is None:
+        return DEFAULT_MODEL_DIR
+    return EMBEDDED_MODELS.get(name) if isinstance(name, str) else None
+
+
+__all__ = ["DEFAULT_MODEL_DIR", "EMBEDDED_MODELS", "ON_DEVICE_MODEL_DIR", "embedded_model_dir"]
