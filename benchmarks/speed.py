@@ -152,7 +152,7 @@ def main() -> None:
     figures = {
         "models": args.model,
         "threads": torch.get_num_threads(),
-        "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, AMX bf16: {native_bf16_cpu()}",
+        "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, bf16 matrix units: {'yes' if native_bf16_cpu() else 'no'}",
         "torch": torch.__version__,
         "long_words": args.long_words,
         "paragraph_words": args.paragraph_words,

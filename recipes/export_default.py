@@ -165,11 +165,11 @@ def main() -> None:
     card.evaluations = evaluations
     card.evaluation_command = f"python recipes/export_default.py --model {args.model} --checkpoint CHECKPOINT"
     if on_device:
-        scale = "per channel" if args.per_channel else "per tensor"
+        scale = "per-channel" if args.per_channel else "per-tensor"
         card.model_name = "hf_punctcase on-device"
         card.embedded_name = "on-device"
         card.onnx = True
-        card.weights_dtype = f"int8 ({scale}, dynamic quantisation)"
+        card.weights_dtype = f"int8 {scale} dynamically quantised"
         card.evaluation_notes = [
             f"The shipped int8 ONNX graph through the pipeline's ONNX Runtime backend, at batch size "
             f"{args.batch_size}; words/s on the hardware the export ran on (`OnDeviceRestorer` gives the same labels)."
@@ -198,7 +198,8 @@ def main() -> None:
         card.extra_sections["Ablations (dev)"] = args.ablation_table.read_text()
     text = render_model_card(card)
     if export_info is not None:
-        text = export_card(text, export_info)  # what the ONNX graph is and how far it agrees with torch
+        # what the ONNX graph is and how far it agrees with torch; its source is the checkpoint the card describes
+        text = export_card(text, {**export_info, "source": "the checkpoint this card describes"})
     card_path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(card_path, text)
     atomic_write_text(target / "README.md", text)  # the card travels with the package and any push

@@ -39,7 +39,7 @@ def test_pipeline_and_torch_free_runtime_restore_the_same_text():
     text = "so what are the risks i am not technical"
     result = restorer(text)
     assert [token.lower().rstrip(".,?") for token in result["text"].split()] == text.split()
-    assert result["text"].startswith("So ") and result["text"].endswith((".", "?"))
+    assert result["text"].startswith("So what are the risks? I am")
     assert on_device(text)["text"] == result["text"]
     long_text = " ".join(" ".join(body.split()).lower().replace(",", "").replace(".", "").replace("?", "")
                          for _, body in SAMPLE)
@@ -92,7 +92,7 @@ def test_export_recipe_ships_a_checkpoint_as_the_on_device_model(tmp_path, tiny_
     assert info["parity"]["words"] == sum(len(text.split()) for text in texts)
     text = card.read_text()
     assert (target / "README.md").read_text() == text
-    assert "int8 (per tensor, dynamic quantisation) ONNX graph" in text and "## ONNX export" in text
+    assert "int8 per-tensor dynamically quantised ONNX graph" in text and "## ONNX export" in text
     assert "| TED dev2010+tst2012 |" in text
     assert json.loads((checkpoint / "dev_evaluation.json").read_text())["TED dev2010+tst2012"]["words"] > 0
     restored = hf_punctcase.load_pipeline(str(target))("so what are the risks")
