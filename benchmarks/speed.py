@@ -101,19 +101,20 @@ def main() -> None:
 
     loaded = {}  # "model | dtype" -> (a callable taking (text, batch_size, window arguments), weights in words)
     for model in args.model:
-        if is_onnx_dir(resolve_model(model)):
-            pipe = hf_punctcase.load_pipeline(model, intra_op_num_threads=args.threads)
-            info_file = Path(resolve_model(model)) / EXPORT_INFO_FILE
+        folder = resolve_model(model)
+        if is_onnx_dir(folder):
+            pipe = hf_punctcase.load_pipeline(folder, intra_op_num_threads=args.threads)
+            info_file = Path(folder) / EXPORT_INFO_FILE
             info = json.loads(info_file.read_text()) if info_file.is_file() else {}
             weights = f"ONNX {info.get('precision', '')}".strip()
             loaded[f"{model} | ONNX Runtime pipeline"] = (pipe, weights)
             if args.runtime:
                 runtimes = {}  # OnDeviceRestorer takes its batch size when built
 
-                def on_device(text, batch_size, model=model, runtimes=runtimes, **windows):
+                def on_device(text, batch_size, folder=folder, runtimes=runtimes, **windows):
                     if batch_size not in runtimes:
                         runtimes[batch_size] = OnDeviceRestorer(
-                            resolve_model(model), batch_size=batch_size, intra_op_num_threads=args.threads
+                            folder, batch_size=batch_size, intra_op_num_threads=args.threads
                         )
                     return runtimes[batch_size](text, **windows)
 

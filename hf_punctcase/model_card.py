@@ -350,9 +350,9 @@ def _joint_checkpoint_card(init: str) -> tuple[Path | None, bool] | None:
     started from it left it). None for anything else (an encoder)."""
     from huggingface_hub import try_to_load_from_cache
 
-    from .embedded import DEFAULT_MODEL_DIR
+    from .embedded import DEFAULT_MODEL_DIR, embedded_model_dir
 
-    folder = DEFAULT_MODEL_DIR if init == "default" else Path(init).expanduser()
+    folder = embedded_model_dir(init) or Path(init).expanduser()
     if folder.is_dir():
         config, readme = folder / "config.json", folder / "README.md"
         embedded = folder.resolve() == DEFAULT_MODEL_DIR.resolve()
