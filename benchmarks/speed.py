@@ -24,8 +24,9 @@ runs they hold; the medians of all runs are printed beside them.
 
 Dtypes: ``auto`` is ``pipeline("punct-case")`` with no dtype (bf16 weights on CPUs with AMX, the
 checkpoint's dtype elsewhere); ``float32`` is ``dtype=torch.float32``; ``bfloat16`` is
-``dtype=torch.bfloat16``. The runs of the dtypes are interleaved
-(one run of each in turn), so that a change in the machine's load touches them alike.
+``dtype=torch.bfloat16``. Each model, dtype and runtime is timed in a block of its own after a
+warm-up: an ONNX Runtime session's threads spin for a while after each run, and runs of two sessions in
+turn would take the cores from each other (twice the latency of one session on its own).
 
 The transcript is real TED speech (IWSLT dev2010, lowercased and unpunctuated, as ASR output) from
 ../shared/data or --data-dir. Targets for the project: ≥ 5,000 words/s, ≤ 15 ms per paragraph.
@@ -129,18 +130,18 @@ def main() -> None:
             windows = {"window_words": args.window_words, "context_words": context}
             windows = {key: value for key, value in windows.items() if value is not None}
             restorers[f"{name} | context {context if context is not None else 'default'}"] = (restorer, windows, weights)
-    for restorer, windows, _ in restorers.values():  # warm-up
-        restorer(long_text, batch_size=args.batch_size, **windows)
-        for _ in range(5):
-            restorer(paragraph, batch_size=1, **windows)
     load_before = os.getloadavg()
     long_runs = {name: [] for name in restorers}  # (wall, CPU) seconds per run
     short_runs = {name: [] for name in restorers}
-    for _ in range(args.repeats):
-        for name, (restorer, windows, _) in restorers.items():
+    for name, (restorer, windows, _) in restorers.items():
+        # One restorer at a time: each ONNX Runtime session keeps its own threads spinning for a
+        # while after a run, and they would take the cores from the next restorer's run.
+        restorer(long_text, batch_size=args.batch_size, **windows)  # warm-up
+        for _ in range(args.repeats):
             long_runs[name].append(seconds(lambda: restorer(long_text, batch_size=args.batch_size, **windows)))
-    for _ in range(args.latency_repeats):
-        for name, (restorer, windows, _) in restorers.items():
+        for _ in range(5):
+            restorer(paragraph, batch_size=1, **windows)
+        for _ in range(args.latency_repeats):
             short_runs[name].append(seconds(lambda: restorer(paragraph, batch_size=1, **windows)))
 
     def unshared(runs: list[tuple[float, float]]) -> list[float]:

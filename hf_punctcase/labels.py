@@ -89,6 +89,8 @@ def is_latin_letter(ch: str) -> bool:
 
 def _is_latin_word(word: str) -> bool:
     """True when every cased letter of ``word`` is Latin, so that English casing rules apply."""
+    if word.isascii():  # every ASCII letter is Latin; most words, without a name lookup per letter
+        return True
     return all(is_latin_letter(ch) for ch in word if ch.isalpha() and ch.lower() != ch.upper())
 
 
