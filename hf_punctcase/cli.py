@@ -295,10 +295,13 @@ def restore(args) -> int:
     show = args.progress if args.progress is not None else bool(sys.stderr is not None and sys.stderr.isatty())
     with _output(args.output if args.output not in (None, "-") else None) as out:
         restorer = load_restorer(args)
+        if args.remove_disfluencies and not restorer.has_disfluency_head:
+            raise Fault(f"--remove-disfluencies needs a model with a disfluency head; {args.model} has none")
+        options = {"remove_disfluencies": True} if args.remove_disfluencies else {}
         with tqdm(total=source.count, unit="line", desc="punct-case", disable=not show, file=sys.stderr) as bar:
             for batch in _batches(source.lines(), args.batch_size * CALL_BATCHES):
                 results = restorer(
-                    batch, batch_size=args.batch_size, keep_punctuation=args.keep_punctuation, progress=False
+                    batch, batch_size=args.batch_size, keep_punctuation=args.keep_punctuation, progress=False, **options
                 )
                 out.write(
                     "".join(
@@ -554,6 +557,12 @@ def build_parser() -> argparse.ArgumentParser:
     restore_parser.add_argument("--json", action="store_true", help="one JSON result a line, with per-word labels and scores")
     restore_parser.add_argument(
         "--keep-punctuation", action="store_true", help="keep marks already in the input instead of predicting them"
+    )
+    restore_parser.add_argument(
+        "--remove-disfluencies", action="store_true",
+        help="leave out fillers, edit terms and the first copy of repeated or restarted words, and punctuate "
+        "what is left (models with a disfluency head; with --json every input word keeps its entry, "
+        "\"removed\" for those left out)",
     )
     restore_parser.add_argument(
         "--progress", action=argparse.BooleanOptionalAction, default=None,

@@ -27,6 +27,10 @@ MISSING_LABEL = -1
 DEFAULT_PUNCT_LABELS: tuple[str, ...] = ("O", "COMMA", "PERIOD", "QUESTION")
 #: Word casing classes.
 DEFAULT_CASE_LABELS: tuple[str, ...] = ("LOWER", "UPPER_FIRST", "ALL_UPPER", "MIXED")
+#: Disfluency classes of a word: DISFLUENT for fillers ("uh", "um"), discourse markers and edit terms
+#: ("i mean") as annotated, and the reparandum of a repair (the first "we were" of "we were we were
+#: going"); FLUENT for every other word, the words a fluent transcript keeps.
+DISFLUENCY_LABELS: tuple[str, ...] = ("FLUENT", "DISFLUENT")
 
 #: Every punctuation label a scheme may contain, and the mark it writes.
 MARK_OF_LABEL: dict[str, str] = {

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .labels import LABELLED_MARKS, LabelScheme, apply_case, case_label_of, is_latin_letter, split_trailing_marks
+from .labels import DISFLUENCY_LABELS, LABELLED_MARKS, LabelScheme, apply_case, case_label_of, is_latin_letter, split_trailing_marks
 from .tokenization import first_subword_positions, model_words, tokenize_words
 
 #: Words longer than this are passed through untouched and shown to the model as one unknown token.
@@ -39,6 +39,8 @@ DEFAULT_CONTEXT_WORDS = 50
 PUNCTUATION, CASING = "punct", "case"
 #: Every task restoration may restore (``decode``'s ``tasks``): punctuation, casing.
 TASKS = (PUNCTUATION, CASING)
+#: The optional disfluency head (FLUENT / DISFLUENT), by the name a backend gives it.
+DISFLUENCY = "disfl"
 
 
 @dataclass(frozen=True, eq=False)
@@ -264,7 +266,9 @@ def decode(
 
     Returns ``{"text": ..., "words": [{"word", "punctuation", "casing", "punct_score", "case_score"}]}``
     (the scores are the probabilities of the labels given); ``text.split()`` has one token per input
-    word, each the input word up to case plus a trailing mark.
+    word, each the input word up to case plus a trailing mark. Where ``probs`` has the disfluency
+    head's rows, each word also has ``disfluent`` (DISFLUENT more likely than FLUENT) and
+    ``disfluency_score`` (the probability of DISFLUENT; 0 for a word passed through untouched).
 
     ``tasks`` names what is restored (:func:`check_tasks`): ``("punct", "case")``, both (the default);
     ``("punct",)``: the casing of every word stays as written (its ``casing`` is the written word's
@@ -329,6 +333,11 @@ def decode(
                 "case_score": case_score,
             }
         )
+    if DISFLUENCY in probs:
+        for entry, row, dark in zip(restored, probs[DISFLUENCY], opaque):
+            score = 0.0 if dark else float(row[DISFLUENCY_LABELS.index("DISFLUENT")])
+            entry["disfluent"] = score > 0.5
+            entry["disfluency_score"] = score
     return {"text": " ".join(w["word"] for w in restored), "words": restored}
 
 
@@ -513,8 +522,104 @@ def restore_from_windows(
     return result
 
 
+def fluent_inputs(first: dict, tokens: Sequence) -> tuple[list[int], list]:
+    """The words a fluent transcript keeps, from a first restoration with the disfluency head:
+    the indices of the input words not marked ``disfluent``, and those input words (``tokens``: the
+    input's words as given, str or timed dicts) in order."""
+    entries = first["words"]
+    if len(entries) != len(tokens):
+        raise RuntimeError(f"internal error: {len(entries)} restored words for {len(tokens)} input words")
+    if entries and "disfluent" not in entries[0]:
+        raise RuntimeError("internal error: the restoration has no disfluency labels")
+    kept = [i for i, entry in enumerate(entries) if not entry["disfluent"]]
+    return kept, [tokens[i] for i in kept]
+
+
+def merge_fluent(first: dict, fluent: dict, kept: Sequence[int], tokens: Sequence) -> dict:
+    """One result of ``remove_disfluencies``: the text of ``fluent`` (the kept words restored again on
+    their own, so that punctuation and casing are those of the fluent sentence), and one word entry
+    per input word, in order.
+
+    A kept word's entry is its entry in ``fluent`` with ``disfluent`` False, its ``disfluency_score``
+    and ``removed`` False; a removed word's entry is the input word as given (``word``), punctuation
+    "O", the casing class it is written in, ``punct_score`` and ``case_score`` None, no place in the
+    text (``start_char`` and ``end_char`` None), ``disfluent`` True, its score and ``removed`` True,
+    plus the fields a timed input word carried. Sentences refer to input word indices; probabilities,
+    when asked for, are the first restoration's (one row per input word)."""
+    position = {index: rank for rank, index in enumerate(kept)}
+    words = []
+    for i, entry in enumerate(first["words"]):
+        if i in position:
+            merged = dict(fluent["words"][position[i]])
+            merged.update(disfluent=False, disfluency_score=entry["disfluency_score"], removed=False)
+        else:
+            token = tokens[i]
+            written = token["word"].strip() if isinstance(token, dict) else token
+            merged = {
+                "word": written,
+                "punctuation": "O",
+                "casing": case_label_of(written),
+                "punct_score": None,
+                "case_score": None,
+                "start_char": None,
+                "end_char": None,
+                "disfluent": True,
+                "disfluency_score": entry["disfluency_score"],
+                "removed": True,
+            }
+            merged.update((key, value) for key, value in entry.items() if key not in merged and key not in _RESTORED_FIELDS)
+        words.append(merged)
+    result = {"text": fluent["text"], "words": words}
+    if "sentences" in fluent:
+        result["sentences"] = [
+            {**sentence, "first_word": kept[sentence["first_word"]], "last_word": kept[sentence["last_word"]]}
+            for sentence in fluent["sentences"]
+        ]
+    if "probabilities" in first:
+        result["probabilities"] = first["probabilities"]
+    return result
+
+
+# Fields of a restored word entry (the others come from a timed input word).
+_RESTORED_FIELDS = frozenset(
+    {"word", "punctuation", "casing", "punct_score", "case_score", "start_char", "end_char", "disfluent", "disfluency_score"}
+)
+
+
+def restore_without_disfluencies(restore, inputs, is_split_into_words: bool, has_disfluency_head: bool, **options):
+    """``remove_disfluencies=True`` for a restorer (the pipeline, the torch-free runtime): one pass
+    finds the disfluent words, a second restores punctuation and casing of the words kept, as a
+    transcript of their own; :func:`merge_fluent` joins the two. ``restore(inputs, is_split_into_words,
+    **options)`` is the restorer's own call. Takes twice the time of one restoration."""
+    if not has_disfluency_head:
+        raise ValueError(
+            "remove_disfluencies=True needs a model with a disfluency head (config.disfluency_labels); "
+            "this model restores punctuation and casing only"
+        )
+    single = isinstance(inputs, str) or (is_split_into_words and (is_word_list(inputs) or _is_word_dicts(inputs)))
+    batch = [inputs] if single else list(inputs)
+    if not is_split_into_words:
+        for i, item in enumerate(batch):
+            if not isinstance(item, str):
+                raise TypeError(f"item {i} is {type(item).__name__}, not a str (a list of words? pass is_split_into_words=True)")
+    tokens = [item.split() if isinstance(item, str) else list(item) for item in batch]
+    if not batch:
+        return []
+    first = restore(batch if not single else batch[0], is_split_into_words, **{**options, "return_sentences": False})
+    first = [first] if single else first
+    plans = [fluent_inputs(result, words) for result, words in zip(first, tokens)]
+    fluent = restore([words for _, words in plans], True, **{k: v for k, v in options.items() if k != "return_probabilities"})
+    merged = [merge_fluent(a, b, kept, words) for a, b, (kept, _), words in zip(first, fluent, plans, tokens)]
+    return merged[0] if single else merged
+
+
+def _is_word_dicts(value) -> bool:
+    return isinstance(value, (list, tuple)) and bool(value) and all(isinstance(word, dict) for word in value)
+
+
 __all__ = [
     "CASING",
+    "DISFLUENCY",
     "DEFAULT_CONTEXT_WORDS",
     "DEFAULT_MAX_LENGTH",
     "DEFAULT_WINDOW_WORDS",
@@ -534,7 +639,10 @@ __all__ = [
     "check_window_sizes",
     "check_words",
     "is_word_list",
+    "fluent_inputs",
+    "merge_fluent",
     "restore_from_windows",
+    "restore_without_disfluencies",
     "consistent_labels",
     "decode",
     "encode_windows",

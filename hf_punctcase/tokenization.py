@@ -98,6 +98,10 @@ def tokenize_and_align_labels(
     return encoding
 
 
+#: Word-level label columns of a dataset → the subword label columns the models' ``forward`` takes.
+LABEL_COLUMNS = {"punct": "punct_labels", "case": "case_labels", "disfluency": "disfl_labels"}
+
+
 def tokenize_dataset(
     dataset,
     tokenizer: PreTrainedTokenizerBase,
@@ -105,13 +109,15 @@ def tokenize_dataset(
     stride: int = 32,
     lowercase: bool = True,
     num_proc: int | None = None,
+    with_disfluency: bool = False,
 ):
     """Tokenise a labelled dataset (``words``, ``punct``, ``case`` columns) for training.
 
     Labels sit on first subwords, -100 elsewhere and where a source gave no label (``MISSING_LABEL``). An example
     longer than ``max_length`` subwords becomes several, overlapping by ``stride`` subwords; a word cut
     at the start of a continuation window is not labelled there (its first subword is in the window
-    before). `datasets` caches the result. A dataset with the teacher's per-word logits
+    before). ``with_disfluency`` (models with the disfluency head) adds ``disfl_labels`` from the
+    ``disfluency`` column (all ignored where the dataset has none). `datasets` caches the result. A dataset with the teacher's per-word logits
     (:func:`hf_punctcase.training.distillation.add_teacher_logits`) also gets the token-level teacher columns.
     """
     with_teacher = TEACHER_PUNCT in dataset.column_names
@@ -126,7 +132,8 @@ def tokenize_dataset(
             return_overflowing_tokens=True,
         )
         origins = encoding.pop("overflow_to_sample_mapping")
-        columns = {name: [] for name in ("punct_labels", "case_labels")}
+        sources = {source: name for source, name in LABEL_COLUMNS.items() if source != "disfluency" or with_disfluency}
+        columns = {name: [] for name in sources.values()}
         previous_origin = None
         for i, origin in enumerate(origins):
             word_ids = list(encoding.word_ids(i))
@@ -134,8 +141,11 @@ def tokenize_dataset(
                 first = next((w for w in word_ids if w is not None), None)
                 word_ids = [None if w == first else w for w in word_ids]
             previous_origin = origin
-            for name, source in (("punct_labels", "punct"), ("case_labels", "case")):
-                labels = [IGNORE_INDEX if label < 0 else label for label in batch[source][origin]]
+            for source, name in sources.items():
+                if source in batch:
+                    labels = [IGNORE_INDEX if label < 0 else label for label in batch[source][origin]]
+                else:  # a dataset without disfluency annotation
+                    labels = [IGNORE_INDEX] * len(batch["words"][origin])
                 columns[name].append(align_labels(word_ids, labels))
             if with_teacher:
                 teacher = teacher_columns_for_tokens(word_ids, batch[TEACHER_PUNCT][origin], batch[TEACHER_CASE][origin])

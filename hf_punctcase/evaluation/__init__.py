@@ -2,14 +2,17 @@
 
 from .dev_sets import ASR_DEV_SETS, DEV_SETS, AsrDevSet, DevSet, available
 from .scoring import (
+    FILLER_WORDS,
     compute_metrics_for,
     evaluate_asr_set,
     evaluate_dataset,
     evaluate_dev_set,
+    evaluate_disfluency,
     evaluate_pipeline,
     flatten_scores,
     restore_references,
     score_asr_pairs,
+    score_disfluency,
     score_labels,
 )
 
@@ -18,14 +21,17 @@ __all__ = [
     "AsrDevSet",
     "DEV_SETS",
     "DevSet",
+    "FILLER_WORDS",
     "available",
     "compute_metrics_for",
     "evaluate_asr_set",
     "evaluate_dataset",
     "evaluate_dev_set",
+    "evaluate_disfluency",
     "evaluate_pipeline",
     "flatten_scores",
     "restore_references",
     "score_asr_pairs",
+    "score_disfluency",
     "score_labels",
 ]

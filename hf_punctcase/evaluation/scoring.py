@@ -1,7 +1,7 @@
 """Word-level scores, flattened for the Trainer and model cards, computed by the punct_case metric.
 
 Convention: punctuation "overall" is the micro average over every class but O; casing
-"overall" is the micro average over every class but LOWER.
+"overall" is the micro average over every class but LOWER; disfluency "overall" is DISFLUENT's.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..labels import IGNORE_INDEX, LabeledWords, LabelScheme
+from ..labels import DISFLUENCY_LABELS, IGNORE_INDEX, LabeledWords, LabelScheme
 from ..metrics import PunctCase
 from .dev_sets import AsrDevSet, DevSet
 
@@ -52,23 +52,38 @@ def score_labels(
     return scores
 
 
+def score_disfluency(true: Sequence[str], pred: Sequence[str]) -> dict[str, float]:
+    """P/R/F1 of DISFLUENT (``disfl_overall_f1``) and of each class, from per-word FLUENT/DISFLUENT labels."""
+    if len(true) != len(pred):
+        raise ValueError(f"{len(true)} reference disfluency labels but {len(pred)} predicted")
+    return flatten_scores(PunctCase.scores_from_pairs(list(zip(true, pred)), "FLUENT", DISFLUENCY_LABELS), "disfl")
+
+
 def compute_metrics_for(scheme: LabelScheme):
-    """A ``compute_metrics`` for the Trainer: scores first-subword predictions of both heads."""
+    """A ``compute_metrics`` for the Trainer: scores first-subword predictions of each head (the
+    disfluency head's where the model has one and the dev set has its labels)."""
 
     def compute_metrics(eval_prediction) -> dict[str, float]:
         punct_logits, case_logits = eval_prediction.predictions[:2]
-        punct_labels, case_labels = eval_prediction.label_ids
+        punct_labels, case_labels = eval_prediction.label_ids[:2]
         punct_mask = punct_labels != IGNORE_INDEX
         case_mask = case_labels != IGNORE_INDEX
         punct_names = np.array(scheme.punct_labels)
         case_names = np.array(scheme.case_labels)
-        return score_labels(
+        scores = score_labels(
             scheme,
             punct_names[punct_labels[punct_mask]],
             punct_names[punct_logits.argmax(-1)[punct_mask]],
             case_names[case_labels[case_mask]],
             case_names[case_logits.argmax(-1)[case_mask]],
         )
+        if len(eval_prediction.predictions) > 2 and len(eval_prediction.label_ids) > 2:
+            disfl_logits, disfl_labels = eval_prediction.predictions[2], eval_prediction.label_ids[2]
+            mask = disfl_labels != IGNORE_INDEX
+            if mask.any():
+                names = np.array(DISFLUENCY_LABELS)
+                scores.update(score_disfluency(names[disfl_labels[mask]], names[disfl_logits.argmax(-1)[mask]]))
+        return scores
 
     return compute_metrics
 
@@ -145,6 +160,66 @@ def evaluate_dataset(restorer, dataset, batch_size: int = 16) -> dict[str, float
         reference.punct += [punct_names[label] if label >= 0 else None for label in row["punct"]]
         reference.case += [case_names[label] if label >= 0 else None for label in row["case"]]
     return _score_references(restorer, references, batch_size)
+
+
+#: The filler words whose removal the disfluency figures report on their own ("um" and "uh").
+FILLER_WORDS = ("uh", "um")
+
+
+def evaluate_disfluency(restorer, dataset, batch_size: int = 16) -> dict[str, float]:
+    """Score a pipeline with the disfluency head on a dataset with ``disfluency`` labels (e.g. the
+    held-out Switchboard calls), one document per input as a user would send it.
+
+    Returns the disfluency scores (``disfl_overall_f1`` etc.: P/R/F1 of DISFLUENT), ``filler_recall``
+    (the share of reference "um"/"uh" marked disfluent), ``fluent_retention`` (the share of reference
+    FLUENT words kept), the punctuation and casing scores on the same words, ``words`` and
+    ``words_per_second``. Words whose disfluency the source does not give are left out of the
+    disfluency figures."""
+    if not getattr(restorer, "has_disfluency_head", False):
+        raise ValueError("the restorer's model has no disfluency head")
+    names = dataset.features["disfluency"].feature.names
+    punct_names = dataset.features["punct"].feature.names
+    case_names = dataset.features["case"].feature.names
+    references: list[LabeledWords] = []
+    disfluency: list[list[str | None]] = []
+    previous = None
+    for row in dataset:
+        if row["doc_id"] != previous:
+            references.append(LabeledWords([], [], []))
+            disfluency.append([])
+            previous = row["doc_id"]
+        references[-1].words += row["words"]
+        references[-1].punct += [punct_names[label] if label >= 0 else None for label in row["punct"]]
+        references[-1].case += [case_names[label] if label >= 0 else None for label in row["case"]]
+        disfluency[-1] += [names[label] if label >= 0 else None for label in row["disfluency"]]
+    predictions, seconds = restore_references(restorer, references, batch_size)
+    true, pred, fillers, fluent = [], [], [], []
+    pairs: dict[str, tuple[list[str], list[str]]] = {"punctuation": ([], []), "casing": ([], [])}
+    for ref, labels, predicted in zip(references, disfluency, predictions):
+        for word, label, entry in zip(ref.words, labels, predicted):
+            if label is None:
+                continue
+            marked = "DISFLUENT" if entry["disfluent"] else "FLUENT"
+            true.append(label)
+            pred.append(marked)
+            if word in FILLER_WORDS and label == "DISFLUENT":
+                fillers.append(entry["disfluent"])
+            if label == "FLUENT":
+                fluent.append(not entry["disfluent"])
+        for key, labels_of_key in (("punctuation", ref.punct), ("casing", ref.case)):
+            for label, entry in zip(labels_of_key, predicted):
+                if label is not None:
+                    pairs[key][0].append(label)
+                    pairs[key][1].append(entry[key])
+    scores = score_disfluency(true, pred)
+    scores["filler_recall"] = float(np.mean(fillers)) if fillers else float("nan")
+    scores["fillers"] = len(fillers)
+    scores["fluent_retention"] = float(np.mean(fluent)) if fluent else float("nan")
+    casing = pairs["casing"] if pairs["casing"][0] else (None, None)
+    scores.update(score_labels(restorer.scheme, *pairs["punctuation"], *casing))
+    scores["words"] = sum(len(ref) for ref in references)
+    scores["words_per_second"] = scores["words"] / seconds
+    return scores
 
 
 def evaluate_dev_set(restorer, dev_set: DevSet, root: Path, batch_size: int = 16, **pipeline_kwargs) -> dict[str, float]:

@@ -37,6 +37,7 @@ from ..restoration import (
     max_input_length,
     plan_windows,
     restore_from_windows,
+    restore_without_disfluencies,
     split_words,
     word_probabilities,
 )
@@ -100,6 +101,8 @@ class PunctCasePipeline(ChunkPipeline):
         self.scheme: LabelScheme = self.model.config.label_scheme
         self.lexicon: dict[str, str] = dict(self.model.config.mixed_case_lexicon or {})
         self.max_length = max_input_length(self.model.config.max_position_embeddings, self.tokenizer.model_max_length)
+        #: Whether each word gets ``disfluent`` and ``remove_disfluencies=True`` works.
+        self.has_disfluency_head = bool(getattr(self.model.config, "disfluency_labels", None))
 
     def save_pretrained(self, save_directory, **kwargs):
         """Save the model (with the code that loads it and this pipeline without the plugin) and the
@@ -149,9 +152,19 @@ class PunctCasePipeline(ChunkPipeline):
             postprocess["tasks"] = check_tasks(tasks)
         return preprocess, {}, postprocess
 
-    def __call__(self, inputs, is_split_into_words: bool = False, **kwargs):
+    def __call__(self, inputs, is_split_into_words: bool = False, remove_disfluencies: bool = False, **kwargs):
         """Restore one transcript (``str``, or a list of words with ``is_split_into_words=True``) or many
-        (a list of either)."""
+        (a list of either).
+
+        ``remove_disfluencies=True`` (models with the disfluency head) returns the fluent text: the
+        words marked disfluent are left out and the words kept are punctuated and cased again as a
+        transcript of their own; ``words`` still has one entry per input word, those removed marked
+        ``removed`` (:func:`hf_punctcase.restoration.merge_fluent`)."""
+        if remove_disfluencies:
+            return restore_without_disfluencies(
+                lambda items, split, **options: self(items, is_split_into_words=split, **options),
+                inputs, is_split_into_words, self.has_disfluency_head, **kwargs,
+            )
         if is_split_into_words:
             if is_word_list(inputs):
                 return super().__call__(_PreSplit(check_words(inputs)), **kwargs)

@@ -20,6 +20,7 @@ from ..labels import LabelScheme
 from ..restoration import (
     DEFAULT_CONTEXT_WORDS,
     DEFAULT_WINDOW_WORDS,
+    DISFLUENCY,
     TASKS,
     EncodedWindow,
     InputWords,
@@ -32,6 +33,7 @@ from ..restoration import (
     max_input_length,
     plan_windows,
     restore_from_windows,
+    restore_without_disfluencies,
     split_words,
     word_probabilities,
 )
@@ -105,6 +107,9 @@ class OnDeviceRestorer:
         self.tokenizer = RuntimeTokenizer.from_pretrained(folder)
         self.max_length = max_input_length(settings["model_max_length"], self.tokenizer.model_max_length)
         self.backend = OnnxBackend(folder, providers=providers, intra_op_num_threads=intra_op_num_threads)
+        #: Whether the graph has the disfluency head: each word gets ``disfluent``, and
+        #: ``remove_disfluencies=True`` works.
+        self.has_disfluency_head = DISFLUENCY in self.backend.outputs
         self.window_words = window_words
         self.context_words = context_words
         self.batch_size = batch_size
@@ -122,9 +127,20 @@ class OnDeviceRestorer:
         tasks: Sequence[str] = TASKS,
         window_words: int | None = None,
         context_words: int | None = None,
+        remove_disfluencies: bool = False,
     ) -> dict | list[dict]:
         """Restore one transcript (a ``str``, or a list of words with ``is_split_into_words=True``) or
         many (a list of either); the options are the pipeline's."""
+        if remove_disfluencies:
+            options = {
+                "keep_punctuation": keep_punctuation, "consistent_casing": consistent_casing,
+                "return_probabilities": return_probabilities, "return_sentences": return_sentences,
+                "tasks": tasks, "window_words": window_words, "context_words": context_words,
+            }
+            return restore_without_disfluencies(
+                lambda items, split, **given: self(items, is_split_into_words=split, **given),
+                inputs, is_split_into_words, self.has_disfluency_head, **options,
+            )
         tasks = check_tasks(tasks)
         window_words = self.window_words if window_words is None else window_words
         context_words = self.context_words if context_words is None else context_words

@@ -74,6 +74,22 @@ class ModelArguments:
     punct_class_weights: list[float] | None = field(
         default=None, metadata={"help": "One weight per punctuation class (O COMMA PERIOD QUESTION), e.g. 1 1 1 3."}
     )
+    disfluency_head: bool = field(
+        default=False,
+        metadata={
+            "help": "Give the joint transformer a disfluency head (FLUENT / DISFLUENT per word), trained on corpora "
+            "with disfluency labels (switchboard_disfluency, switchboard_disfluency_synthetic, swda_fillers); a "
+            "checkpoint without one gets it freshly initialised."
+        },
+    )
+    head_dependency: str = field(
+        default="none",
+        metadata={"help": "none | punct_to_disfl | disfl_to_punct: how the disfluency and punctuation heads read each other."},
+    )
+    disfluency_loss_weight: float = field(default=1.0, metadata={"help": "β, the disfluency loss's weight."})
+    case_loss_weight: float = field(
+        default=1.0, metadata={"help": "The casing loss's weight (0, with --punct_loss_weight 0: a disfluency-only model)."}
+    )
     lora_r: int = field(default=0, metadata={"help": "LoRA rank; 0 trains every weight."})
     lora_alpha: int = field(default=16)
     lora_dropout: float = field(default=0.1)
@@ -84,7 +100,7 @@ class ModelArguments:
             raise ValueError(f"--model_family must be one of {list(MODEL_FAMILY_CHOICES)}, got {self.model_family!r}")
         if self.model_family == "cnn_bilstm":
             for name, value in (("--encoder", self.encoder), ("--num_encoder_layers", self.num_encoder_layers),
-                                ("--lora_r", self.lora_r)):
+                                ("--lora_r", self.lora_r), ("--disfluency_head", self.disfluency_head)):
                 if value:
                     raise ValueError(f"{name} is for the joint transformer, not --model_family cnn_bilstm")
             if not self.model_name_or_path and not self.tokenizer_name_or_path:
@@ -94,6 +110,8 @@ class ModelArguments:
                 )
         elif self.config_overrides:
             raise ValueError("--config_overrides applies to --model_family cnn_bilstm trained from scratch")
+        if self.head_dependency != "none" and not self.disfluency_head:
+            raise ValueError(f"--head_dependency {self.head_dependency} needs --disfluency_head")
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""Batching of tokenised examples with both label sets (and any teacher columns) padded."""
+"""Batching of tokenised examples with every label set (and any teacher columns) padded."""
 
 from __future__ import annotations
 
@@ -8,9 +8,11 @@ import torch
 from transformers import PreTrainedTokenizerBase
 
 from ..labels import IGNORE_INDEX
+from ..tokenization import LABEL_COLUMNS as _WORD_TO_SUBWORD_LABELS
 from ..tokenization import TEACHER_COLUMNS, TEACHER_MASK
 
-LABEL_COLUMNS = ("punct_labels", "case_labels")
+#: The subword label columns a batch may carry.
+LABEL_COLUMNS = tuple(_WORD_TO_SUBWORD_LABELS.values())
 
 
 @dataclass

@@ -33,6 +33,7 @@ from pathlib import Path
 import datasets
 import torch
 from transformers import (
+    AutoConfig,
     AutoTokenizer,
     EarlyStoppingCallback,
     PreTrainedModel,
@@ -48,7 +49,7 @@ from ..data import FILE_SOURCES, CorpusSpec, cap_words, count_words, load_punct_
 from ..encoders import resolve_encoder
 from ..evaluation import compute_metrics_for, evaluate_dataset
 from ..hub import push_to_hub
-from ..labels import LabelScheme
+from ..labels import DISFLUENCY_LABELS, LabelScheme
 from ..model_card import card_for_checkpoint, checkpoint_step
 from ..auto import AutoModelForJointTokenClassification
 from ..models import FAMILY_NAMES
@@ -168,7 +169,14 @@ def build_model(
     if model_args.model_name_or_path:
         # "default" is the model shipped inside the package, not a Hub id.
         path = resolve_model(model_args.model_name_or_path)
-        model = AutoModelForJointTokenClassification.from_pretrained(path, trust_remote_code=False)
+        config = AutoConfig.from_pretrained(path, trust_remote_code=False)
+        if model_args.disfluency_head:
+            if config.model_type != JointTokenClassificationConfig.model_type:
+                raise ValueError(f"--disfluency_head is for the joint transformer, not a {config.model_type} checkpoint")
+            # A head the checkpoint lacks is initialised; one it has keeps its weights.
+            config.disfluency_labels = list(DISFLUENCY_LABELS)
+            config.head_dependency = model_args.head_dependency
+        model = AutoModelForJointTokenClassification.from_pretrained(path, config=config, trust_remote_code=False)
         family = model_args.model_family
         if family is not None and FAMILY_NAMES[family] != model.config.model_type:
             raise ValueError(
@@ -182,6 +190,9 @@ def build_model(
         model.config.punct_loss_weight = _punct_loss_weight(model_args, type(model.config))
         model.config.label_smoothing = model_args.label_smoothing
         model.config.punct_class_weights = model_args.punct_class_weights
+        if isinstance(model.config, JointTokenClassificationConfig):
+            model.config.case_loss_weight = model_args.case_loss_weight
+            model.config.disfluency_loss_weight = model_args.disfluency_loss_weight
         model.config.validate_loss_options()
         return model, AutoTokenizer.from_pretrained(path), str(model_args.model_name_or_path)
     if model_args.model_family == "cnn_bilstm":
@@ -197,6 +208,10 @@ def build_model(
         label_smoothing=model_args.label_smoothing,
         punct_class_weights=model_args.punct_class_weights,
         mixed_case_lexicon=lexicon,
+        disfluency_labels=list(DISFLUENCY_LABELS) if model_args.disfluency_head else None,
+        head_dependency=model_args.head_dependency,
+        disfluency_loss_weight=model_args.disfluency_loss_weight,
+        case_loss_weight=model_args.case_loss_weight,
     )
     return model, AutoTokenizer.from_pretrained(source), str(source)
 
@@ -323,10 +338,18 @@ def run(
         model.print_trainable_parameters()
 
     lowercase = model.config.lowercase_input
-    train_tokens = tokenize_dataset(train, tokenizer, data_args.max_seq_length, lowercase=lowercase, num_proc=data_args.num_proc)
-    dev_tokens = tokenize_dataset(
-        datasets.concatenate_datasets(list(dev_parts.values())), tokenizer, data_args.max_seq_length, lowercase=lowercase
+    with_disfluency = bool(getattr(model.config, "has_disfluency_head", False))
+    train_tokens = tokenize_dataset(
+        train, tokenizer, data_args.max_seq_length, lowercase=lowercase, num_proc=data_args.num_proc,
+        with_disfluency=with_disfluency,
     )
+    dev_tokens = tokenize_dataset(
+        datasets.concatenate_datasets(list(dev_parts.values())), tokenizer, data_args.max_seq_length, lowercase=lowercase,
+        with_disfluency=with_disfluency,
+    )
+    # The label columns this model's batches carry (the Trainer would otherwise expect every *_labels
+    # argument of forward, and find no labels in batches without the disfluency column).
+    training_args.label_names = ["punct_labels", "case_labels"] + (["disfl_labels"] if with_disfluency else [])
 
     callbacks: list[TrainerCallback] = []
     if data_args.max_train_minutes:

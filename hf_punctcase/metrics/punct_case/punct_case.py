@@ -15,9 +15,10 @@ from rapidfuzz.distance import Levenshtein
 from sklearn.metrics import confusion_matrix, precision_recall_fscore_support
 
 _DESCRIPTION = """
-Per-class precision, recall and F1 for punctuation (O, COMMA, PERIOD, QUESTION, ...) or casing (LOWER,
-UPPER_FIRST, ALL_UPPER, MIXED) labels, word by word; the micro average over every class but the null
-one ("overall": O for punctuation, LOWER for casing); the slot error rate (S + D + I) / N over
+Per-class precision, recall and F1 for punctuation (O, COMMA, PERIOD, QUESTION, ...), casing (LOWER,
+UPPER_FIRST, ALL_UPPER, MIXED) or disfluency (FLUENT, DISFLUENT) labels, word by word; the micro average
+over every class but the null one ("overall": O for punctuation, LOWER for casing, FLUENT for disfluency,
+so that its overall scores are the P/R/F1 of DISFLUENT); the slot error rate (S + D + I) / N over
 non-null reference slots; and the confusion matrix.
 
 Plain mode: predictions and references have one label per word and must have equal lengths.
@@ -32,8 +33,9 @@ Args:
     predictions: list of label sequences (strings, or ids with `label_names`), one per example.
     references: list of label sequences in the same form; -100 (ids) marks positions to ignore.
     label_names: names of label ids, in id order (needed for ids).
-    null_label: the class left out of "overall" and of slot counts (default: "O", or "LOWER" for
-        the "casing" configuration).
+    null_label: the class left out of "overall" and of slot counts (default: "O", "LOWER" for the
+        "casing" configuration, "FLUENT" for the "disfluency" configuration; labels given as FLUENT /
+        DISFLUENT strings also default to "FLUENT").
     prediction_words / reference_words: per-example word lists; switch on ASR alignment.
 Returns:
     {"<CLASS>": {"precision", "recall", "f1", "support"}, ..., "overall_precision", "overall_recall",
@@ -58,7 +60,10 @@ IGNORE_INDEX = -100
 _CANONICAL_ORDER = (
     "O", "COMMA", "PERIOD", "QUESTION", "EXCLAMATION", "COLON", "SEMICOLON",
     "LOWER", "UPPER_FIRST", "ALL_UPPER", "MIXED",
+    "FLUENT", "DISFLUENT",
 )
+#: The null class of each configuration (the default configuration's is "O").
+_NULL_LABEL_OF_CONFIG = {"casing": "LOWER", "disfluency": "FLUENT"}
 _EDGE_PUNCTUATION = string.punctuation + "“”‘’«»…"
 
 
@@ -123,10 +128,13 @@ class PunctCase(evaluate.Metric):
         prediction_words: list[list[str]] | None = None,
         reference_words: list[list[str]] | None = None,
     ) -> dict:
-        if null_label is None:
-            null_label = "LOWER" if self.config_name == "casing" else "O"
         predictions = [self._names(seq, label_names) for seq in predictions]
         references = [self._names(seq, label_names) for seq in references]
+        if null_label is None:
+            null_label = _NULL_LABEL_OF_CONFIG.get(self.config_name, "O")
+            given = {label for seq in (*predictions, *references) for label in seq if label is not None}
+            if given and given <= {"FLUENT", "DISFLUENT"}:
+                null_label = "FLUENT"
 
         pairs: list[tuple[str, str]] = []
         if prediction_words is not None or reference_words is not None:

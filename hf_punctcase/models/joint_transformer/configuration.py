@@ -7,9 +7,11 @@ from typing import ClassVar
 from transformers import AutoConfig, PreTrainedConfig
 from transformers.configuration_utils import SubConfigSpec
 
-from ...labels import DEFAULT_CASE_LABELS, DEFAULT_PUNCT_LABELS, LabelScheme
+from ...labels import DEFAULT_CASE_LABELS, DEFAULT_PUNCT_LABELS, DISFLUENCY_LABELS, LabelScheme
 
 CASE_CONDITIONING_CHOICES = ("punct_probs", "none")
+#: How the disfluency head and the punctuation head read each other (``head_dependency``).
+HEAD_DEPENDENCY_CHOICES = ("none", "punct_to_disfl", "disfl_to_punct")
 
 
 class JointTokenClassificationConfig(PreTrainedConfig):
@@ -41,6 +43,22 @@ class JointTokenClassificationConfig(PreTrainedConfig):
             the training text and saved with the checkpoint.
         lowercase_input (`bool`, defaults to `True`):
             Lowercase words before tokenisation, so that a cased encoder sees ASR-like input.
+        disfluency_labels (`list[str]`, *optional*):
+            Disfluency classes (`hf_punctcase.labels.DISFLUENCY_LABELS`: FLUENT, DISFLUENT) of an
+            optional third head that marks fillers, edit terms and reparanda; None: no such head.
+        head_dependency (`str`, defaults to `"none"`):
+            How the disfluency and punctuation heads read each other (Lin & Wang 2020's joint
+            punctuation and disfluency model). `"none"`: both read the shared encoder only.
+            `"punct_to_disfl"`: the punctuation probabilities, transformed (tanh(W p_i + b)), are the
+            keys and values of an attention whose queries are the disfluency logits; the attended
+            vector and the logits are concatenated into the final disfluency layer.
+            `"disfl_to_punct"`: the mirror, the disfluency probabilities attended by the punctuation
+            logits (the casing head then reads the final punctuation softmax).
+        disfluency_loss_weight (`float`, defaults to 1.0):
+            Weight of the disfluency cross-entropy in the loss.
+        case_loss_weight (`float`, defaults to 1.0):
+            Weight of the casing cross-entropy in the loss (0 with `punct_loss_weight=0` trains a
+            disfluency-only model).
 
     Example:
     ```python
@@ -67,6 +85,10 @@ class JointTokenClassificationConfig(PreTrainedConfig):
     classifier_dropout: float | int = 0.1
     mixed_case_lexicon: dict[str, str] | None = None
     lowercase_input: bool = True
+    disfluency_labels: list[str] | tuple[str, ...] | None = None
+    head_dependency: str = "none"
+    disfluency_loss_weight: float | int = 1.0
+    case_loss_weight: float | int = 1.0
 
     def __post_init__(self, **kwargs):
         super().__post_init__(**kwargs)
@@ -75,6 +97,14 @@ class JointTokenClassificationConfig(PreTrainedConfig):
             raise ValueError(
                 f"case_conditioning must be one of {CASE_CONDITIONING_CHOICES}, got {self.case_conditioning!r}"
             )
+        if self.disfluency_labels is not None:
+            self.disfluency_labels = list(self.disfluency_labels)
+            if tuple(self.disfluency_labels) != DISFLUENCY_LABELS:
+                raise ValueError(f"disfluency_labels must be {list(DISFLUENCY_LABELS)} or None, got {self.disfluency_labels}")
+        if self.head_dependency not in HEAD_DEPENDENCY_CHOICES:
+            raise ValueError(f"head_dependency must be one of {HEAD_DEPENDENCY_CHOICES}, got {self.head_dependency!r}")
+        if self.head_dependency != "none" and self.disfluency_labels is None:
+            raise ValueError(f"head_dependency={self.head_dependency!r} needs the disfluency head (disfluency_labels)")
         self.validate_loss_options()
         if self.num_encoder_layers is not None:
             if self.num_encoder_layers < 1:
@@ -94,8 +124,9 @@ class JointTokenClassificationConfig(PreTrainedConfig):
 
     def validate_loss_options(self) -> None:
         """Raise on a bad α, label smoothing or class-weight list (also after they are changed for a run)."""
-        if self.punct_loss_weight < 0:
-            raise ValueError(f"punct_loss_weight must be ≥ 0, got {self.punct_loss_weight}")
+        for name in ("punct_loss_weight", "case_loss_weight", "disfluency_loss_weight"):
+            if getattr(self, name, 0) < 0:  # a family without a weight's head lacks the field
+                raise ValueError(f"{name} must be ≥ 0, got {getattr(self, name)}")
         if not 0.0 <= self.label_smoothing < 1.0:
             raise ValueError(f"label_smoothing must be in [0, 1), got {self.label_smoothing}")
         if self.punct_class_weights is not None:
@@ -111,6 +142,10 @@ class JointTokenClassificationConfig(PreTrainedConfig):
         return LabelScheme(tuple(self.punct_labels), tuple(self.case_labels))
 
     @property
+    def has_disfluency_head(self) -> bool:
+        return self.disfluency_labels is not None
+
+    @property
     def hidden_size(self) -> int:
         return self.encoder.hidden_size
 
@@ -119,4 +154,4 @@ class JointTokenClassificationConfig(PreTrainedConfig):
         return getattr(self.encoder, "max_position_embeddings", 512)
 
 
-__all__ = ["JointTokenClassificationConfig"]
+__all__ = ["HEAD_DEPENDENCY_CHOICES", "JointTokenClassificationConfig"]

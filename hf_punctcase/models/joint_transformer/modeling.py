@@ -5,6 +5,11 @@
     ĉ = softmax(W_c [p̂ ; h] + b_c)                        casing, conditioned on punctuation
     loss = α · CE(p̂) + CE(ĉ)            (optionally class-weighted / label-smoothed)
 
+With an optional disfluency head (Lin & Wang 2020), d = W_d h + b_d, and the heads may read each
+other (``head_dependency``): "punct_to_disfl" refines d by attending over the transformed punctuation
+probabilities, k_i = tanh(W_k p̂_i + b_k), f_j = Σ_i softmax_i(k_iᵀ d_j) k_i, d'_j = W_o [f_j ; d_j] + b_o;
+"disfl_to_punct" is the mirror. loss += β · CE(d).
+
 Only the first subword of each word carries labels; the others are -100 and ignored.
 """
 
@@ -31,7 +36,7 @@ class JointTokenClassifierOutput(ModelOutput):
 
     Args:
         loss (`torch.FloatTensor` of shape `()`, *optional*):
-            α·CE(punctuation) + CE(casing), returned when labels are given.
+            α·CE(punctuation) + CE(casing) (+ β·CE(disfluency)), returned when labels are given.
         logits (`torch.FloatTensor` of shape `(batch, seq_len, num_punct_labels)`):
             The punctuation logits again, under the name that transformers' token-classification
             pipeline and the Hub widget read (with the config's `id2label`).
@@ -39,6 +44,8 @@ class JointTokenClassifierOutput(ModelOutput):
             Punctuation scores before softmax.
         case_logits (`torch.FloatTensor` of shape `(batch, seq_len, num_case_labels)`):
             Casing scores before softmax.
+        disfl_logits (`torch.FloatTensor` of shape `(batch, seq_len, 2)`, *optional*):
+            FLUENT / DISFLUENT scores before softmax, when the model has the disfluency head.
         hidden_states (`tuple(torch.FloatTensor)`, *optional*):
             The encoder's hidden states, when `output_hidden_states=True`.
         attentions (`tuple(torch.FloatTensor)`, *optional*):
@@ -49,6 +56,7 @@ class JointTokenClassifierOutput(ModelOutput):
     logits: torch.FloatTensor | None = None
     punct_logits: torch.FloatTensor | None = None
     case_logits: torch.FloatTensor | None = None
+    disfl_logits: torch.FloatTensor | None = None
     hidden_states: tuple[torch.FloatTensor, ...] | None = None
     attentions: tuple[torch.FloatTensor, ...] | None = None
 
@@ -79,11 +87,14 @@ def joint_loss(
     case_logits: torch.Tensor,
     punct_labels: torch.Tensor | None,
     case_labels: torch.Tensor | None,
+    disfl_logits: torch.Tensor | None = None,
+    disfl_labels: torch.Tensor | None = None,
 ) -> torch.Tensor | None:
-    """α·CE(punct) + CE(case) over the labelled positions (each term only where its labels are given;
-    None without labels), with the config's ``punct_loss_weight`` (α), ``punct_class_weights`` and
-    ``label_smoothing``: the loss of every model family."""
-    if punct_labels is None and case_labels is None:
+    """α·CE(punct) + γ·CE(case) (+ β·CE(disfluency)) over the labelled positions (each term only where
+    its labels are given; None without labels), with the config's ``punct_loss_weight`` (α),
+    ``case_loss_weight`` (γ, 1 where the family has none), ``disfluency_loss_weight`` (β),
+    ``punct_class_weights`` and ``label_smoothing``: the loss of every model family."""
+    if punct_labels is None and case_labels is None and disfl_labels is None:
         return None
     loss = punct_logits.new_zeros(())
     smoothing = config.label_smoothing
@@ -92,8 +103,46 @@ def joint_loss(
         weights = torch.tensor(weights, device=punct_logits.device) if weights else None
         loss = loss + config.punct_loss_weight * _masked_cross_entropy(punct_logits, punct_labels, weights, smoothing)
     if case_labels is not None:
-        loss = loss + _masked_cross_entropy(case_logits, case_labels, label_smoothing=smoothing)
+        case_weight = getattr(config, "case_loss_weight", 1.0)
+        loss = loss + case_weight * _masked_cross_entropy(case_logits, case_labels, label_smoothing=smoothing)
+    if disfl_labels is not None:
+        if disfl_logits is None:
+            raise ValueError("disfl_labels were given, but the model has no disfluency head (config.disfluency_labels)")
+        loss = loss + config.disfluency_loss_weight * _masked_cross_entropy(disfl_logits, disfl_labels, label_smoothing=smoothing)
     return loss
+
+
+@torch.no_grad()
+def pass_through(layer: nn.Linear) -> None:
+    """Set a layer reading ``[f ; q]`` to return ``q``: zero on ``f``, the identity on ``q``, no bias."""
+    size = layer.out_features
+    layer.weight.zero_()
+    layer.weight[:, -size:].copy_(torch.eye(size, dtype=layer.weight.dtype))
+    layer.bias.zero_()
+
+
+class HeadAttention(nn.Module):
+    """One task head reading another (Lin & Wang 2020): the other head's probabilities, transformed to
+    this head's size (k_i = tanh(W_k p_i + b_k)), are the keys and values; this head's logits are the
+    queries; the attended vector and the logits go through a final layer, W_o [f_j ; q_j] + b_o.
+
+    The final layer starts as the identity on the logits (the model starts as with independent heads),
+    so that a head added to a trained checkpoint does not start from noise."""
+
+    def __init__(self, source_size: int, target_size: int):
+        super().__init__()
+        self.key = nn.Linear(source_size, target_size)
+        self.output = nn.Linear(2 * target_size, target_size)
+        self.output.starts_as_pass_through = True  # read by the model's weight initialisation
+        pass_through(self.output)
+
+    def forward(self, source_probs: torch.Tensor, logits: torch.Tensor, attention_mask: torch.Tensor | None) -> torch.Tensor:
+        keys = torch.tanh(self.key(source_probs.to(self.key.weight.dtype)))  # (batch, positions, target)
+        scores = torch.matmul(logits, keys.transpose(1, 2)).float()  # (batch, queries, keys)
+        if attention_mask is not None:
+            scores = scores.masked_fill(attention_mask[:, None, :] == 0, torch.finfo(scores.dtype).min)
+        attended = torch.matmul(scores.softmax(dim=-1).to(keys.dtype), keys)
+        return self.output(torch.cat([attended, logits], dim=-1))
 
 
 class SavesRemoteCode:
@@ -132,6 +181,9 @@ class JointTokenClassificationPreTrainedModel(SavesRemoteCode, PreTrainedModel):
 
     def _init_weights(self, module: nn.Module) -> None:
         if isinstance(module, nn.Linear) and not getattr(module, "_is_hf_initialized", False):
+            if getattr(module, "starts_as_pass_through", False):
+                pass_through(module)
+                return
             std = getattr(self.config.encoder, "initializer_range", 0.02)
             nn.init.normal_(module.weight, mean=0.0, std=std)
             if module.bias is not None:
@@ -150,6 +202,14 @@ class JointTokenClassificationModel(JointTokenClassificationPreTrainedModel):
         self.punct_classifier = nn.Linear(hidden, num_punct)
         case_input = hidden + num_punct if config.case_conditioning == "punct_probs" else hidden
         self.case_classifier = nn.Linear(case_input, len(config.case_labels))
+        self.disfl_classifier = self.head_attention = None
+        if config.has_disfluency_head:
+            num_disfl = len(config.disfluency_labels)
+            self.disfl_classifier = nn.Linear(hidden, num_disfl)
+            if config.head_dependency == "punct_to_disfl":
+                self.head_attention = HeadAttention(num_punct, num_disfl)
+            elif config.head_dependency == "disfl_to_punct":
+                self.head_attention = HeadAttention(num_disfl, num_punct)
         self.post_init()
 
     @classmethod
@@ -190,6 +250,7 @@ class JointTokenClassificationModel(JointTokenClassificationPreTrainedModel):
         output_hidden_states: bool | None = None,
         output_attentions: bool | None = None,
         return_dict: bool | None = None,
+        **kwargs,
     ) -> JointTokenClassifierOutput | tuple:
         r"""
         Args:
@@ -198,7 +259,15 @@ class JointTokenClassificationModel(JointTokenClassificationPreTrainedModel):
                 Punctuation label ids on the first subword of each word, -100 elsewhere.
             case_labels (`torch.LongTensor` of shape `(batch, seq_len)`, *optional*):
                 Casing label ids likewise; -100 where a source has no casing.
+            disfl_labels (`torch.LongTensor` of shape `(batch, seq_len)`, *optional*, keyword only):
+                FLUENT / DISFLUENT label ids likewise (models with the disfluency head). Not a named
+                argument, so that the Trainer's default `label_names` (every `*label*` argument of
+                `forward`) stay the two that every batch has; to score disfluency in the Trainer,
+                give `TrainingArguments(label_names=["punct_labels", "case_labels", "disfl_labels"])`.
         """
+        disfl_labels = kwargs.pop("disfl_labels", None)
+        if kwargs:
+            raise TypeError(f"unexpected arguments: {sorted(kwargs)}")
         return_dict = return_dict if return_dict is not None else self.config.return_dict
         encoder_kwargs = {}
         if token_type_ids is not None and "token_type_ids" in inspect.signature(self.encoder.forward).parameters:
@@ -213,18 +282,24 @@ class JointTokenClassificationModel(JointTokenClassificationPreTrainedModel):
         )
         hidden = self.dropout(encoded.last_hidden_state)
         punct_logits = self.punct_classifier(hidden)
+        disfl_logits = self.disfl_classifier(hidden) if self.disfl_classifier is not None else None
+        if self.config.head_dependency == "punct_to_disfl":
+            disfl_logits = self.head_attention(punct_logits.softmax(dim=-1), disfl_logits, attention_mask)
+        elif self.config.head_dependency == "disfl_to_punct":
+            punct_logits = self.head_attention(disfl_logits.softmax(dim=-1), punct_logits, attention_mask)
         if self.config.case_conditioning == "punct_probs":
             case_input = torch.cat([punct_logits.softmax(dim=-1), hidden], dim=-1)
         else:
             case_input = hidden
         case_logits = self.case_classifier(case_input)
 
-        loss = joint_loss(self.config, punct_logits, case_logits, punct_labels, case_labels)
+        loss = joint_loss(self.config, punct_logits, case_logits, punct_labels, case_labels, disfl_logits, disfl_labels)
         output = JointTokenClassifierOutput(
             loss=loss,
             logits=punct_logits,
             punct_logits=punct_logits,
             case_logits=case_logits,
+            disfl_logits=disfl_logits,
             hidden_states=encoded.hidden_states,
             attentions=encoded.attentions,
         )
@@ -301,6 +376,7 @@ def _encoder_from_pretrained(path: str | os.PathLike, config) -> PreTrainedModel
 
 
 __all__ = [
+    "HeadAttention",
     "JointTokenClassificationModel",
     "JointTokenClassificationPreTrainedModel",
     "JointTokenClassifierOutput",
