@@ -19,7 +19,14 @@ from .builder import (
     load_punct_case_dataset,
     load_unlabeled_dataset,
 )
-from .disfluency import DISFLUENCY_LABELS, parse_meteer, read_switchboard_disfluency
+from .disfluency import DISFLUENCY_LABELS, parse_meteer, read_switchboard_calls, read_switchboard_disfluency
+from .disfluency_synthesis import (
+    DisfluencyStatistics,
+    disfluency_statistics,
+    inject_disfluencies,
+    overlapping_documents,
+    train_call_statistics,
+)
 from .mixing import CorpusSpec, cap_words, count_words, mixed_case_lexicon, weighted_mix, window_examples
 from .formats import read_che, read_nemo, write_che, write_nemo
 from .label_transfer import AsrHypothesis, transfer_labels
@@ -56,7 +63,11 @@ __all__ = [
     "weighted_mix",
     "window_examples",
     "DISFLUENCY_LABELS",
+    "DisfluencyStatistics",
+    "disfluency_statistics",
+    "inject_disfluencies",
     "load_unlabeled_dataset",
+    "overlapping_documents",
     "parse_meteer",
     "read_aci_asr_pairs",
     "read_dailydialog",
@@ -64,9 +75,11 @@ __all__ = [
     "read_masc",
     "read_mtsamples",
     "read_nltk",
+    "read_switchboard_calls",
     "read_switchboard_disfluency",
     "read_ted_unpunctuated",
     "read_wikipedia",
+    "train_call_statistics",
     "DEFAULT_DATA_DIR",
     "FEATURES",
     "FILE_SOURCES",

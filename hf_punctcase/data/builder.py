@@ -17,6 +17,7 @@ builds the lexicon without parsing the raw corpora a second time.
 from __future__ import annotations
 
 import hashlib
+import random
 import os
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -34,6 +35,7 @@ from ..labels import (
     split_trailing_marks,
 )
 from .disfluency import DISFLUENCY_LABELS, read_switchboard_disfluency
+from .disfluency_synthesis import SWDA_FILLERS, inject_disfluencies, overlapping_documents, train_call_statistics
 from .formats import read_che
 from .label_transfer import AsrHypothesis
 from .sources import (
@@ -161,10 +163,51 @@ def _aci_bench_asr(root: Path, options: dict):
             yield split, f"aci_bench_asr/{name}/{key}", AsrHypothesis(human, asr), False
 
 
+#: How the annotated Switchboard calls are split (by call; 26 / 7 / 3 calls of the 36).
+SWITCHBOARD_SPLIT = {"validation": 0.1, "test": 0.1}
+
+
+def _switchboard_file(root: Path) -> Path:
+    return root / "conversational" / "switchboard_disfluency_sample" / "disfluency"
+
+
 def _switchboard_disfluency(root: Path, options: dict):
-    path = root / "conversational" / "switchboard_disfluency_sample" / "disfluency"
-    for doc_id, labeled, disfluency in read_switchboard_disfluency(path):
-        yield document_split(doc_id, validation=0.1, test=0.1), doc_id, labeled, True, disfluency
+    for doc_id, labeled, disfluency in read_switchboard_disfluency(_switchboard_file(root)):
+        yield document_split(doc_id, **SWITCHBOARD_SPLIT), doc_id, labeled, True, disfluency
+
+
+def _switchboard_disfluency_synthetic(root: Path, options: dict):
+    # TED train talks with disfluencies injected at the rates of the annotated train calls.
+    statistics = train_call_statistics(_switchboard_file(root))
+    seed, budget = options.get("seed", 0), options.get("synthetic_words", 400_000)
+    scheme = LabelScheme()
+    for doc_id, text in read_ted_talks(root / "ted" / "talks.jsonl"):
+        if budget <= 0:
+            break
+        if document_split(doc_id, validation=0.0, test=0.05) != "train":
+            continue
+        labeled = scheme.parse(text)
+        rng = random.Random(f"{seed}/{doc_id}")
+        injected, disfluency = inject_disfluencies(labeled, rng, statistics)
+        budget -= len(injected)
+        yield "train", f"synthetic/{doc_id}", injected, True, disfluency
+
+
+def _swda_fillers(root: Path, options: dict):
+    # SwDA's written fillers as weak labels; the conversations that are annotated calls are left out,
+    # so that no held-out call is trained on.
+    scheme = LabelScheme()
+    held = [labeled.words for _, labeled, _ in read_switchboard_disfluency(_switchboard_file(root))]
+    conversations = [
+        (doc_id, scheme.parse(text), split)
+        for doc_id, text, split in read_swda(root / "conversational" / "swda" / "swda_conversations.jsonl", with_split=True)
+    ]
+    excluded = overlapping_documents(((doc_id, labeled.words) for doc_id, labeled, _ in conversations), held)
+    splits = {"train": "train", "val": "validation", "test": "test"}
+    for doc_id, labeled, split in conversations:
+        if doc_id not in excluded:
+            disfluency = ["DISFLUENT" if word in SWDA_FILLERS else None for word in labeled.words]
+            yield splits[split], f"{doc_id}/fillers", labeled, True, disfluency
 
 
 def _dailydialog(root: Path, options: dict):
@@ -225,6 +268,8 @@ SOURCES: dict[str, tuple[Source, str, tuple[str, ...]]] = {
     "aci_bench": (_aci_bench, "medical", ("train", "validation")),
     "aci_bench_asr": (_aci_bench_asr, "medical", ("train", "validation")),
     "switchboard_disfluency": (_switchboard_disfluency, "conversational", ("train", "validation", "test")),
+    "switchboard_disfluency_synthetic": (_switchboard_disfluency_synthetic, "ted", ("train",)),
+    "swda_fillers": (_swda_fillers, "conversational", ("train", "validation", "test")),
     "dailydialog": (_dailydialog, "conversational", ("train", "validation", "test")),
     "masc": (_hash_split(read_masc, "general", "masc", "plain"), "general", ("train", "validation", "test")),
     "nltk": (_hash_split(read_nltk, "general", "nltk"), "general", ("train", "validation", "test")),
@@ -301,7 +346,9 @@ def _examples(
         if written is None:
             # Pre-labelled words and ASR hypotheses come without a written form: nothing for the lexicon.
             written = [None] * len(labeled)
-        disfluency = [disfluency2id[d] for d in extra[0]] if extra else [MISSING_LABEL] * len(labeled)
+        disfluency = (
+            [disfluency2id[d] if d is not None else MISSING_LABEL for d in extra[0]] if extra else [MISSING_LABEL] * len(labeled)
+        )
         spans = consecutive_windows(len(labeled), max_words) if windows else chunk_at_sentences(labeled, max_words)
         for start, end in spans:
             example = {
@@ -423,6 +470,11 @@ LICENCES: dict[str, tuple[str, str]] = {
     "ted_unpunctuated": ("TEDx / TED archive auto-captions, unpunctuated (MLM text)", "CC BY-NC-ND 3.0"),
     "swda": ("Switchboard Dialog Act corpus", "CC BY-NC-SA 3.0"),
     "switchboard_disfluency": ("Switchboard calls with Meteer disfluency markup", "Open Content License"),
+    "switchboard_disfluency_synthetic": (
+        "TED talks with synthetic disfluencies at the rates of the annotated Switchboard train calls",
+        "CC BY-NC-ND 3.0 (TED); Open Content License (Switchboard statistics)",
+    ),
+    "swda_fillers": ("Switchboard Dialog Act corpus, um/uh as weak disfluency labels (annotated calls excluded)", "CC BY-NC-SA 3.0"),
     "dailydialog": ("DailyDialog written dialogues", "CC BY-NC-SA 4.0"),
     "masc": ("MASC spoken and written (MS98 excluded)", "research + commercial (MASC terms)"),
     "nltk": ("NLTK corpora: Gutenberg, State of the Union, inaugural, ABC, webtext, Brown", "public domain / not stated"),

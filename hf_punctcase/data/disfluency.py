@@ -13,9 +13,7 @@ import os
 import re
 from collections.abc import Iterator
 
-from ..labels import LabeledWords, LabelScheme
-
-DISFLUENCY_LABELS = ("FLUENT", "DISFLUENT")
+from ..labels import DISFLUENCY_LABELS, LabeledWords, LabelScheme
 _DISFLUENT_BRACES = {"F", "D", "E"}
 _TURN = re.compile(r"^([AB])\.(\d+):\s*(.*)$")
 _NOISE = re.compile(r"<[^<>]*>")
@@ -51,21 +49,28 @@ def parse_meteer(text: str) -> tuple[list[str], list[str]]:
     return tokens, labels
 
 
+def read_switchboard_calls(path: str | os.PathLike) -> Iterator[tuple[str, str]]:
+    """One ``(doc_id, annotated text)`` per call in the annotated file, its turns joined."""
+    calls: list[list[str]] = []
+    with open(path, encoding="utf-8") as handle:
+        for line in handle:
+            match = _TURN.match(line.strip())
+            if match:
+                if not calls or match.group(2) == "1":
+                    calls.append([])  # a call starts at its first turn
+                calls[-1].append(match.group(3))
+            elif line.strip() and calls:
+                calls[-1][-1] += " " + line.strip()  # a turn wrapped onto the next line
+    for number, turns in enumerate(calls):
+        yield f"swbd_disfluency/{number:02d}", " ".join(turns)
+
+
 def read_switchboard_disfluency(
     path: str | os.PathLike, scheme: LabelScheme | None = None
 ) -> Iterator[tuple[str, LabeledWords, list[str]]]:
     """One ``(doc_id, labelled words, disfluency labels)`` per call in the annotated file."""
     scheme = scheme or LabelScheme()
-    calls: list[list[str]] = []
-    for line in open(path, encoding="utf-8"):
-        match = _TURN.match(line.strip())
-        if match:
-            if not calls or match.group(2) == "1":
-                calls.append([])  # a call starts at its first turn
-            calls[-1].append(match.group(3))
-        elif line.strip() and calls:
-            calls[-1][-1] += " " + line.strip()  # a turn wrapped onto the next line
-    for number, turns in enumerate(calls):
-        tokens, flags = parse_meteer(" ".join(turns))
+    for doc_id, text in read_switchboard_calls(path):
+        tokens, flags = parse_meteer(text)
         labeled, sources = scheme.parse_tokens(tokens)
-        yield f"swbd_disfluency/{number:02d}", labeled, [flags[i] for i in sources]
+        yield doc_id, labeled, [flags[i] for i in sources]
