@@ -23,7 +23,7 @@ import numpy as np
 from hf_punctcase.cli import add_model_arguments, load_restorer
 from hf_punctcase.data import data_dir, load_punct_case_dataset
 from hf_punctcase.data.sources import read_swda
-from hf_punctcase.evaluation import FILLER_WORDS, evaluate_disfluency
+from hf_punctcase.evaluation import FILLER_WORDS, disfluency_table, evaluate_disfluency
 from hf_punctcase.labels import LabelScheme
 
 
@@ -57,17 +57,9 @@ def main() -> None:
     restorer = load_restorer(args)
     calls = load_punct_case_dataset("switchboard_disfluency", root, max_words=10_000, splits=args.splits)
     figures: dict[str, dict] = {}
-    print("| split | words | disfl. P | disfl. R | disfl. F1 | um/uh recall | fluent kept | punct. F1 | casing F1 |")
-    print("|---|---|---|---|---|---|---|---|---|")
     for split in args.splits:
-        scores = evaluate_disfluency(restorer, calls[split], batch_size=args.batch_size)
-        figures[split] = scores
-        print(
-            f"| {split} | {scores['words']:,} | {100 * scores['disfl_overall_precision']:.1f} "
-            f"| {100 * scores['disfl_overall_recall']:.1f} | **{100 * scores['disfl_overall_f1']:.1f}** "
-            f"| {100 * scores['filler_recall']:.1f} ({scores['fillers']}) | {100 * scores['fluent_retention']:.1f} "
-            f"| {100 * scores['punct_overall_f1']:.1f} | {100 * scores['case_overall_f1']:.1f} |"
-        )
+        figures[split] = evaluate_disfluency(restorer, calls[split], batch_size=args.batch_size)
+    print(disfluency_table(figures))
     if args.swda:
         figures["swda"] = swda_removal(restorer, root, args.batch_size)
         swda = figures["swda"]

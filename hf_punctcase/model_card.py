@@ -50,7 +50,15 @@ def architecture_of(config: dict) -> str:
             "and an LSTM), whose punctuation head reads each state and the next and whose casing head reads the "
             "previous state and each state, for restoration on devices"
         )
+    if config.get("disfluency_labels"):
+        dependency = {
+            "punct_to_disfl": ", reading the punctuation probabilities through attention between the heads",
+            "disfl_to_punct": "; the punctuation head reads the disfluency probabilities through attention between the heads",
+        }.get(config.get("head_dependency", "none"), "")
+        return f"{JOINT_ARCHITECTURE}, and a disfluency head that marks fillers, edit terms and reparanda{dependency}"
     return JOINT_ARCHITECTURE
+
+
 TASK_TYPE = "token-classification"
 TASK_NAME = "Punctuation and truecasing restoration"
 TAGS = ["punctuation-restoration", "truecasing", "asr", "hf_punctcase"]

@@ -29,9 +29,18 @@ from safetensors.torch import load_file, save_file
 from transformers import AutoTokenizer
 
 import hf_punctcase
-from hf_punctcase.data import data_dir
+from hf_punctcase.data import data_dir, load_punct_case_dataset
 from hf_punctcase.embedded import EMBEDDED_MODELS
-from hf_punctcase.evaluation import ASR_DEV_SETS, DEV_SETS, DevSet, available, evaluate_asr_set, evaluate_dev_set
+from hf_punctcase.evaluation import (
+    ASR_DEV_SETS,
+    DEV_SETS,
+    DevSet,
+    available,
+    disfluency_table,
+    evaluate_asr_set,
+    evaluate_dev_set,
+    evaluate_disfluency,
+)
 from hf_punctcase.export.onnx import export_card, export_onnx
 from hf_punctcase.labels import LabelScheme
 from hf_punctcase.quantization import save_quantized
@@ -192,6 +201,21 @@ def main() -> None:
         "distillation, window widths) are in the project's docs/experiments.md"
         + (" and docs/on_device.md." if on_device else "."),
     ]
+    if restorer.has_disfluency_head:
+        calls = load_punct_case_dataset("switchboard_disfluency", root, max_words=10_000, splits=["validation", "test"])
+        figures = {
+            f"{split} ({len(set(calls[split]['doc_id']))} calls)": evaluate_disfluency(restorer, calls[split], args.batch_size)
+            for split in ("validation", "test")
+        }
+        (args.checkpoint / "disfluency_evaluation.json").write_text(json.dumps(figures, indent=2))
+        card.extra_sections["Disfluency"] = (
+            "`p(text, remove_disfluencies=True)` leaves out the words the disfluency head marks (fillers, "
+            "discourse markers, edit terms, the first copy of a repeated or restarted stretch) and punctuates "
+            "and cases the words kept; every word entry carries `disfluent` and `disfluency_score`. On the "
+            "annotated Switchboard calls held out from training (Meteer markup; words the head marks against "
+            f"the annotation; `python benchmarks/disfluency_eval.py --model {args.model}`):\n\n"
+            + disfluency_table(figures)
+        )
     if args.speed_table:
         card.extra_sections["Speed"] = args.speed_table.read_text()
     if args.ablation_table:

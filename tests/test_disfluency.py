@@ -295,3 +295,31 @@ def test_onnx_export_carries_the_head(filler_model_dir, filler_pipeline, tmp_pat
         result = restorer(text, remove_disfluencies=True)
         assert [w["removed"] for w in result["words"]] == [w["removed"] for w in expected["words"]]
         assert result["text"] == expected["text"]
+
+
+def test_freeze_except_trains_only_the_named_parameters(tiny_tokenizer):
+    from hf_punctcase.training.run import freeze_except
+
+    model = hf_punctcase.JointTokenClassificationModel(disfluent_config("punct_to_disfl"))
+    before = {name: p.detach().clone() for name, p in model.named_parameters()}
+    trained = freeze_except(model, ["disfl_classifier", "head_attention"])
+    assert trained == sum(p.numel() for n, p in model.named_parameters() if n.startswith(("disfl_classifier", "head_attention")))
+    optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-2)
+    model(**batch_of(tiny_tokenizer, filler_examples(random.Random(5), 4))).loss.backward()
+    optimizer.step()
+    for name, parameter in model.named_parameters():
+        named = name.startswith(("disfl_classifier", "head_attention"))
+        assert parameter.requires_grad == named, name
+        if not named:
+            assert torch.equal(parameter, before[name]), name
+    assert not torch.equal(model.disfl_classifier.weight, before["disfl_classifier.weight"])
+    with pytest.raises(ValueError, match="names no parameter"):
+        freeze_except(model, ["disfl_clasifier"])
+
+
+def test_card_names_the_disfluency_head():
+    from hf_punctcase.model_card import architecture_of
+
+    config = disfluent_config("punct_to_disfl").to_dict()
+    assert "disfluency head" in architecture_of(config) and "attention between the heads" in architecture_of(config)
+    assert "disfluency" not in architecture_of(tiny_config().to_dict())

@@ -4,6 +4,7 @@ from .dev_sets import ASR_DEV_SETS, DEV_SETS, AsrDevSet, DevSet, available
 from .scoring import (
     FILLER_WORDS,
     compute_metrics_for,
+    disfluency_table,
     evaluate_asr_set,
     evaluate_dataset,
     evaluate_dev_set,
@@ -24,6 +25,7 @@ __all__ = [
     "FILLER_WORDS",
     "available",
     "compute_metrics_for",
+    "disfluency_table",
     "evaluate_asr_set",
     "evaluate_dataset",
     "evaluate_dev_set",

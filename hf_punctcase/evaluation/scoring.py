@@ -222,6 +222,22 @@ def evaluate_disfluency(restorer, dataset, batch_size: int = 16) -> dict[str, fl
     return scores
 
 
+def disfluency_table(figures: dict[str, dict[str, float]]) -> str:
+    """A Markdown table of :func:`evaluate_disfluency` figures, one row per named split."""
+    rows = [
+        "| calls | words | disfl. P | disfl. R | disfl. F1 | um/uh marked | fluent words kept | punct. F1 | casing F1 |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for name, scores in figures.items():
+        rows.append(
+            f"| {name} | {scores['words']:,} | {100 * scores['disfl_overall_precision']:.1f} "
+            f"| {100 * scores['disfl_overall_recall']:.1f} | **{100 * scores['disfl_overall_f1']:.1f}** "
+            f"| {100 * scores['filler_recall']:.1f}% of {scores['fillers']} | {100 * scores['fluent_retention']:.1f}% "
+            f"| {100 * scores['punct_overall_f1']:.1f} | {100 * scores['case_overall_f1']:.1f} |"
+        )
+    return "\n".join(rows)
+
+
 def evaluate_dev_set(restorer, dev_set: DevSet, root: Path, batch_size: int = 16, **pipeline_kwargs) -> dict[str, float]:
     """Scores of one dev set as model cards read them (punct_* and, where the set has casing, case_*), with
     ``words`` and ``words_per_second``. A reference label of None (one a source could not give) is left out."""

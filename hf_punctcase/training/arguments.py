@@ -90,6 +90,14 @@ class ModelArguments:
     case_loss_weight: float = field(
         default=1.0, metadata={"help": "The casing loss's weight (0, with --punct_loss_weight 0: a disfluency-only model)."}
     )
+    trainable_parameters: list[str] | None = field(
+        default=None,
+        metadata={
+            "help": "Train only the parameters whose names start with one of these (e.g. disfl_classifier "
+            "head_attention: a disfluency head added to a checkpoint whose punctuation and casing stay exactly "
+            "as they were); default: every parameter."
+        },
+    )
     lora_r: int = field(default=0, metadata={"help": "LoRA rank; 0 trains every weight."})
     lora_alpha: int = field(default=16)
     lora_dropout: float = field(default=0.1)
@@ -110,6 +118,8 @@ class ModelArguments:
                 )
         elif self.config_overrides:
             raise ValueError("--config_overrides applies to --model_family cnn_bilstm trained from scratch")
+        if self.trainable_parameters and self.lora_r:
+            raise ValueError("--trainable_parameters and --lora_r both choose what trains: give one")
         if self.head_dependency != "none" and not self.disfluency_head:
             raise ValueError(f"--head_dependency {self.head_dependency} needs --disfluency_head")
 

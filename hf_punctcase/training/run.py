@@ -216,6 +216,21 @@ def build_model(
     return model, AutoTokenizer.from_pretrained(source), str(source)
 
 
+def freeze_except(model: PreTrainedModel, prefixes: Sequence[str]) -> int:
+    """Freeze every parameter whose name starts with none of ``prefixes``; returns how many parameters
+    still train (a prefix that names none is an error: a typo would train nothing)."""
+    names = [name for name, _ in model.named_parameters()]
+    for prefix in prefixes:
+        if not any(name.startswith(prefix) for name in names):
+            raise ValueError(f"--trainable_parameters {prefix!r} names no parameter of the model")
+    trained = 0
+    for name, parameter in model.named_parameters():
+        parameter.requires_grad = any(name.startswith(prefix) for prefix in prefixes)
+        trained += parameter.numel() if parameter.requires_grad else 0
+    logger.info("training %d of %d parameters (%s)", trained, sum(p.numel() for p in model.parameters()), ", ".join(prefixes))
+    return trained
+
+
 #: What a run's record and card give as the start of a CNN-BiLSTM trained from scratch.
 FROM_SCRATCH = "none (a CNN-BiLSTM trained from scratch)"
 
@@ -331,6 +346,8 @@ def run(
         }
 
     model, tokenizer, source = build_model(model_args, scheme, pools.lexicon)
+    if model_args.trainable_parameters:
+        freeze_except(model, model_args.trainable_parameters)
     if model_args.lora_r:
         from .lora import add_lora
 
