@@ -472,7 +472,7 @@ LICENCES: dict[str, tuple[str, str]] = {
     "switchboard_disfluency": ("Switchboard calls with Meteer disfluency markup", "Open Content License"),
     "switchboard_disfluency_synthetic": (
         "TED talks with synthetic disfluencies at the rates of the annotated Switchboard train calls",
-        "CC BY-NC-ND 3.0 (TED); Open Content License (Switchboard statistics)",
+        "CC BY-NC-ND 3.0",  # the text is TED's; the calls give only rates and filler frequencies
     ),
     "swda_fillers": ("Switchboard Dialog Act corpus, um/uh as weak disfluency labels (annotated calls excluded)", "CC BY-NC-SA 3.0"),
     "dailydialog": ("DailyDialog written dialogues", "CC BY-NC-SA 4.0"),
