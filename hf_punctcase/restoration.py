@@ -22,7 +22,7 @@ brackets); whitespace between words becomes one space.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -554,7 +554,7 @@ def merge_fluent(first: dict, fluent: dict, kept: Sequence[int], tokens: Sequenc
             merged.update(disfluent=False, disfluency_score=entry["disfluency_score"], removed=False)
         else:
             token = tokens[i]
-            written = token["word"].strip() if isinstance(token, dict) else token
+            written = token["word"].strip() if isinstance(token, Mapping) else token
             merged = {
                 "word": written,
                 "punctuation": "O",
@@ -614,7 +614,8 @@ def restore_without_disfluencies(restore, inputs, is_split_into_words: bool, has
 
 
 def _is_word_dicts(value) -> bool:
-    return isinstance(value, (list, tuple)) and bool(value) and all(isinstance(word, dict) for word in value)
+    """One transcript given as timed words: a non-empty list of mappings (Whisper's word dicts)."""
+    return isinstance(value, (list, tuple)) and bool(value) and all(isinstance(word, Mapping) for word in value)
 
 
 __all__ = [
