@@ -25,8 +25,8 @@ runs they hold; the medians of all runs are printed beside them.
 Dtypes: ``auto`` is ``pipeline("punct-case")`` with no dtype (bf16 weights on CPUs with AMX, the
 checkpoint's dtype elsewhere); ``float32`` is ``dtype=torch.float32``; ``bfloat16`` is
 ``dtype=torch.bfloat16``. Each model, dtype and runtime is timed in a block of its own after a
-warm-up: an ONNX Runtime session's threads spin for a while after each run, and runs of two sessions in
-turn would take the cores from each other (twice the latency of one session on its own).
+warm-up: an ONNX Runtime InferenceSession's threads spin for a while after each run, and runs of two InferenceSessions in
+turn would take the cores from each other (twice the latency of one InferenceSession on its own).
 
 The transcript is real TED speech (IWSLT dev2010, lowercased and unpunctuated, as ASR output) from
 ../shared/data or --data-dir. Targets for the project: ≥ 5,000 words/s, ≤ 15 ms per paragraph.
@@ -134,7 +134,7 @@ def main() -> None:
     long_runs = {name: [] for name in restorers}  # (wall, CPU) seconds per run
     short_runs = {name: [] for name in restorers}
     for name, (restorer, windows, _) in restorers.items():
-        # One restorer at a time: each ONNX Runtime session keeps its own threads spinning for a
+        # One restorer at a time: each ONNX Runtime InferenceSession keeps its own threads spinning for a
         # while after a run, and they would take the cores from the next restorer's run.
         restorer(long_text, batch_size=args.batch_size, **windows)  # warm-up
         for _ in range(args.repeats):

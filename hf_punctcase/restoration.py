@@ -598,15 +598,12 @@ def restore_without_disfluencies(restore, inputs, is_split_into_words: bool, has
         )
     single = isinstance(inputs, str) or (is_split_into_words and (is_word_list(inputs) or _is_word_dicts(inputs)))
     batch = [inputs] if single else list(inputs)
-    if not is_split_into_words:
-        for i, item in enumerate(batch):
-            if not isinstance(item, str):
-                raise TypeError(f"item {i} is {type(item).__name__}, not a str (a list of words? pass is_split_into_words=True)")
-    tokens = [item.split() if isinstance(item, str) else list(item) for item in batch]
     if not batch:
         return []
-    first = restore(batch if not single else batch[0], is_split_into_words, **{**options, "return_sentences": False})
+    # The first pass checks the inputs (types, words) as the restorer always does.
+    first = restore(batch[0] if single else batch, is_split_into_words, **{**options, "return_sentences": False})
     first = [first] if single else first
+    tokens = [item.split() if isinstance(item, str) else list(item) for item in batch]
     plans = [fluent_inputs(result, words) for result, words in zip(first, tokens)]
     fluent = restore([words for _, words in plans], True, **{k: v for k, v in options.items() if k != "return_probabilities"})
     merged = [merge_fluent(a, b, kept, words) for a, b, (kept, _), words in zip(first, fluent, plans, tokens)]

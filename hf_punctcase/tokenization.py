@@ -121,6 +121,7 @@ def tokenize_dataset(
     (:func:`hf_punctcase.training.distillation.add_teacher_logits`) also gets the token-level teacher columns.
     """
     with_teacher = TEACHER_PUNCT in dataset.column_names
+    sources = {source: name for source, name in LABEL_COLUMNS.items() if source != "disfluency" or with_disfluency}
 
     def encode(batch):
         encoding = tokenizer(
@@ -132,7 +133,6 @@ def tokenize_dataset(
             return_overflowing_tokens=True,
         )
         origins = encoding.pop("overflow_to_sample_mapping")
-        sources = {source: name for source, name in LABEL_COLUMNS.items() if source != "disfluency" or with_disfluency}
         columns = {name: [] for name in sources.values()}
         previous_origin = None
         for i, origin in enumerate(origins):

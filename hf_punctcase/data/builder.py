@@ -17,8 +17,8 @@ builds the lexicon without parsing the raw corpora a second time.
 from __future__ import annotations
 
 import hashlib
-import random
 import os
+import random
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 

@@ -111,10 +111,18 @@ def restore_references(
 
 
 def _score_references(restorer, references: Sequence[LabeledWords], batch_size: int) -> dict[str, float]:
-    """Restore each reference's words and score the predicted labels against its own; a reference
-    label of None (a source that could not give it) is left out. Casing is scored only if some
-    reference has casing labels."""
+    """Restore each reference's words and score the predicted labels against its own
+    (:func:`_score_predictions`)."""
     predictions, seconds = restore_references(restorer, references, batch_size)
+    return _score_predictions(restorer.scheme, references, predictions, seconds)
+
+
+def _score_predictions(
+    scheme: LabelScheme, references: Sequence[LabeledWords], predictions: Sequence[list[dict]], seconds: float
+) -> dict[str, float]:
+    """Punctuation (and casing) scores of restored word entries against their references; a reference
+    label of None (a source that could not give it) is left out, and casing is scored only if some
+    reference has casing labels. Adds ``words`` and ``words_per_second``."""
     pairs: dict[str, tuple[list[str], list[str]]] = {"punctuation": ([], []), "casing": ([], [])}
     for ref, predicted in zip(references, predictions):
         for key, labels in (("punctuation", ref.punct), ("casing", ref.case)):
@@ -123,7 +131,7 @@ def _score_references(restorer, references: Sequence[LabeledWords], batch_size: 
                     pairs[key][0].append(label)
                     pairs[key][1].append(word[key])
     casing = pairs["casing"] if pairs["casing"][0] else (None, None)
-    scores = score_labels(restorer.scheme, *pairs["punctuation"], *casing)
+    scores = score_labels(scheme, *pairs["punctuation"], *casing)
     scores["words"] = sum(len(ref) for ref in references)
     scores["words_per_second"] = scores["words"] / seconds
     return scores
@@ -147,19 +155,34 @@ def evaluate_dataset(restorer, dataset, batch_size: int = 16) -> dict[str, float
     user would send them. Labels a source could not give (-1) are left out of the scores; casing is
     scored only when the dataset has casing labels.
     """
-    punct_names = dataset.features["punct"].feature.names
-    case_names = dataset.features["case"].feature.names
+    references, _ = _documents(dataset)
+    return _score_references(restorer, references, batch_size)
+
+
+def _documents(dataset) -> tuple[list[LabeledWords], list[list[str | None]]]:
+    """A labelled dataset's consecutive examples of each document joined again: its words with their
+    punctuation and casing labels, and their disfluency labels; a label the source could not give
+    (-1), or a dataset without a ``disfluency`` column, gives None."""
+    names = {column: dataset.features[column].feature.names for column in ("punct", "case", "disfluency") if column in dataset.features}
+
+    def labels(row, column: str) -> list[str | None]:
+        if column not in names:
+            return [None] * len(row["words"])
+        return [names[column][label] if label >= 0 else None for label in row[column]]
+
     references: list[LabeledWords] = []
+    disfluency: list[list[str | None]] = []
     previous = None
     for row in dataset:
         if row["doc_id"] != previous:
             references.append(LabeledWords([], [], []))
+            disfluency.append([])
             previous = row["doc_id"]
-        reference = references[-1]
-        reference.words += row["words"]
-        reference.punct += [punct_names[label] if label >= 0 else None for label in row["punct"]]
-        reference.case += [case_names[label] if label >= 0 else None for label in row["case"]]
-    return _score_references(restorer, references, batch_size)
+        references[-1].words += row["words"]
+        references[-1].punct += labels(row, "punct")
+        references[-1].case += labels(row, "case")
+        disfluency[-1] += labels(row, "disfluency")
+    return references, disfluency
 
 
 #: The filler words whose removal the disfluency figures report on their own ("um" and "uh").
@@ -177,48 +200,24 @@ def evaluate_disfluency(restorer, dataset, batch_size: int = 16) -> dict[str, fl
     disfluency figures."""
     if not getattr(restorer, "has_disfluency_head", False):
         raise ValueError("the restorer's model has no disfluency head")
-    names = dataset.features["disfluency"].feature.names
-    punct_names = dataset.features["punct"].feature.names
-    case_names = dataset.features["case"].feature.names
-    references: list[LabeledWords] = []
-    disfluency: list[list[str | None]] = []
-    previous = None
-    for row in dataset:
-        if row["doc_id"] != previous:
-            references.append(LabeledWords([], [], []))
-            disfluency.append([])
-            previous = row["doc_id"]
-        references[-1].words += row["words"]
-        references[-1].punct += [punct_names[label] if label >= 0 else None for label in row["punct"]]
-        references[-1].case += [case_names[label] if label >= 0 else None for label in row["case"]]
-        disfluency[-1] += [names[label] if label >= 0 else None for label in row["disfluency"]]
+    references, disfluency = _documents(dataset)
     predictions, seconds = restore_references(restorer, references, batch_size)
     true, pred, fillers, fluent = [], [], [], []
-    pairs: dict[str, tuple[list[str], list[str]]] = {"punctuation": ([], []), "casing": ([], [])}
     for ref, labels, predicted in zip(references, disfluency, predictions):
         for word, label, entry in zip(ref.words, labels, predicted):
             if label is None:
                 continue
-            marked = "DISFLUENT" if entry["disfluent"] else "FLUENT"
             true.append(label)
-            pred.append(marked)
+            pred.append("DISFLUENT" if entry["disfluent"] else "FLUENT")
             if word in FILLER_WORDS and label == "DISFLUENT":
                 fillers.append(entry["disfluent"])
             if label == "FLUENT":
                 fluent.append(not entry["disfluent"])
-        for key, labels_of_key in (("punctuation", ref.punct), ("casing", ref.case)):
-            for label, entry in zip(labels_of_key, predicted):
-                if label is not None:
-                    pairs[key][0].append(label)
-                    pairs[key][1].append(entry[key])
     scores = score_disfluency(true, pred)
     scores["filler_recall"] = float(np.mean(fillers)) if fillers else float("nan")
     scores["fillers"] = len(fillers)
     scores["fluent_retention"] = float(np.mean(fluent)) if fluent else float("nan")
-    casing = pairs["casing"] if pairs["casing"][0] else (None, None)
-    scores.update(score_labels(restorer.scheme, *pairs["punctuation"], *casing))
-    scores["words"] = sum(len(ref) for ref in references)
-    scores["words_per_second"] = scores["words"] / seconds
+    scores.update(_score_predictions(restorer.scheme, references, predictions, seconds))
     return scores
 
 

@@ -364,8 +364,8 @@ def run(
         datasets.concatenate_datasets(list(dev_parts.values())), tokenizer, data_args.max_seq_length, lowercase=lowercase,
         with_disfluency=with_disfluency,
     )
-    # The label columns this model's batches carry (the Trainer would otherwise expect every *_labels
-    # argument of forward, and find no labels in batches without the disfluency column).
+    # The label columns this model's batches carry: the Trainer's default (every *label* argument of
+    # forward) leaves out the keyword-only disfl_labels, which a model with the head is scored on.
     training_args.label_names = ["punct_labels", "case_labels"] + (["disfl_labels"] if with_disfluency else [])
 
     callbacks: list[TrainerCallback] = []
