@@ -6,10 +6,12 @@
     python benchmarks/dev_eval.py --window-words 160 --context-words 50   # other pipeline windows
     python benchmarks/dev_eval.py --dtype float32 --sets TED                # fp32, TED dev only
     python benchmarks/dev_eval.py --device cuda:0 --batch-size 64           # on a GPU
+    python benchmarks/dev_eval.py --sets TED --asr-dev runs/speech/ted_dev_asr.jsonl  # + the speech loop's TED ASR
 
 Dev sets: those of ``hf_punctcase.evaluation.DEV_SETS`` (TED dev2010 + tst2012, IWSLT dev2012 in Che et
 al.'s layout, SwDA val, MTS-Dialog validation, ACI-BENCH valid) and ``ASR_DEV_SETS`` (ACI-BENCH valid real
-ASR output, scored against the human transcript after alignment). The pipeline sees each reference's words
+ASR output, scored against the human transcript after alignment); with ``--asr-dev``, speech loop outputs
+(recipes/speech_loop.py) as a reference set and an ASR set over the same documents. The pipeline sees each reference's words
 lowercased and unpunctuated (for the ASR set: the ASR words). Sets without reliable casing are scored on
 punctuation only. Casing is compared with the `truecase` package (a statistical truecaser, `pip install -e
 ".[bench]"`) as a baseline.
@@ -28,7 +30,14 @@ import torch
 
 from hf_punctcase.cli import add_model_arguments, load_restorer
 from hf_punctcase.data import data_dir
-from hf_punctcase.evaluation import ASR_DEV_SETS, DEV_SETS, available, restore_references, score_asr_pairs
+from hf_punctcase.evaluation import (
+    ASR_DEV_SETS,
+    DEV_SETS,
+    available,
+    restore_references,
+    score_asr_pairs,
+    speech_loop_dev_sets,
+)
 from hf_punctcase.labels import case_label_of
 from hf_punctcase.metrics import PunctCase
 
@@ -59,7 +68,13 @@ def main() -> None:
                         help="each head's argmax (consistent_casing=False) instead of the joint decision")
     parser.add_argument("--no-truecase", action="store_true", help="skip the truecase baseline")
     parser.add_argument("--json", default=None, help="write every score here")
+    parser.add_argument("--asr-dev", nargs="+", default=[],
+                        help="speech loop outputs to score as reference + ASR sets (recipes/speech_loop.py)")
     args = parser.parse_args()
+    loop_sets = [speech_loop_dev_sets(path) for path in args.asr_dev]
+    dev_sets = DEV_SETS + tuple(reference for reference, _ in loop_sets)
+    asr_dev_sets = ASR_DEV_SETS + tuple(asr for _, asr in loop_sets)
+    given = [dev_set for pair in loop_sets for dev_set in pair]  # scored whatever --sets says
     call_kwargs = {"consistent_casing": False} if args.argmax else {}
 
     restorer = load_restorer(args)
@@ -74,7 +89,8 @@ def main() -> None:
     def chosen(dev_sets):
         """The sets ``--sets`` names whose files are present (an absent one is said and skipped)."""
         for dev_set in dev_sets:
-            if args.sets is not None and not any(dev_set.name.startswith(prefix) for prefix in args.sets):
+            named = dev_set in given or any(dev_set.name.startswith(prefix) for prefix in args.sets or [""])
+            if not named:
                 continue
             if available(dev_set, root):
                 yield dev_set
@@ -82,7 +98,7 @@ def main() -> None:
                 print(f"{dev_set.name}: files absent under {root}, skipped", flush=True)
 
     report = {}
-    for dev_set in chosen(DEV_SETS):
+    for dev_set in chosen(dev_sets):
         references = dev_set.load(root, scheme)
         predictions, seconds = restore_references(restorer, references, args.batch_size, **call_kwargs)
         punct_pairs = scored_pairs(references, predictions, "punctuation", "punct")
@@ -107,7 +123,7 @@ def main() -> None:
         print(f"{dev_set.name}: {words:,} words, punctuation F1 {100 * entry['punctuation']['overall_f1']:.1f}", flush=True)
 
     # Real ASR output against the human transcript, aligned word by word.
-    for asr_set in chosen(ASR_DEV_SETS):
+    for asr_set in chosen(asr_dev_sets):
         pairs = asr_set.load(root, scheme)
         scores, seconds = score_asr_pairs(restorer, pairs, args.batch_size, **call_kwargs)
         hypotheses = [words for words, _ in pairs]

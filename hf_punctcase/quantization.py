@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    import torch
     from transformers import PretrainedConfig, TorchAoConfig
 
 # Imported lazily below: this module is imported by the package before transformers, so that
@@ -114,22 +115,30 @@ def int8_storage_config(model_config: PretrainedConfig) -> TorchAoConfig:
 
     with torch.device("meta"):  # the module names, without allocating or initialising weights
         skeleton = AutoModelForJointTokenClassification.from_config(model_config)
-    prefix = skeleton.base_model_prefix + "."
-    names = sorted(
-        {
-            _name_pattern(name)
-            for name, module in skeleton.named_modules()
-            if name.startswith(prefix) and isinstance(module, (torch.nn.Linear, torch.nn.Embedding))
-        }
-    )
-    if not names:
-        raise ValueError(f"{type(skeleton).__name__} has no Linear or Embedding layer in its {prefix[:-1]}")
+    names = sorted({_name_pattern(name) for name in stored_int8_modules(skeleton)})
     pattern = "re:(?:" + "|".join(names) + r")\.weight"
     # version 2 is torchao's Int8Tensor, the format its safetensors support and embedding lookup cover
     # (torchao ≥ 0.18; before 0.18 version 1 was the default). set_inductor_config would change
     # torch.compile's global settings in this process, and nothing here compiles.
     int8 = Int8WeightOnlyConfig(granularity=PerRow(), set_inductor_config=False, version=2)
     return TorchAoConfig(FqnToConfig({pattern: int8}), include_input_output_embeddings=True)
+
+
+def stored_int8_modules(model: torch.nn.Module) -> list[str]:
+    """The names of the modules whose weights int8 storage stores as int8: every Linear and Embedding
+    of the encoder (``model.base_model_prefix``); the heads stay out, they are tiny and decide every
+    label. Raises ``ValueError`` where the encoder has none."""
+    import torch
+
+    prefix = model.base_model_prefix + "."
+    names = [
+        name
+        for name, module in model.named_modules()
+        if name.startswith(prefix) and isinstance(module, (torch.nn.Linear, torch.nn.Embedding))
+    ]
+    if not names:
+        raise ValueError(f"{type(model).__name__} has no Linear or Embedding layer in its {prefix[:-1]}")
+    return names
 
 
 def _name_pattern(module_name: str) -> str:
@@ -182,12 +191,61 @@ def save_quantized(folder: Path, staging: Path) -> None:
         shutil.copyfile(folder / "README.md", staging / "README.md")
 
 
+# ---- training for int8 storage -------------------------------------------------------------------
+
+
+def _fake_int8_config():
+    """torchao's fake quantization that rounds a weight as :func:`int8_storage_config` stores it:
+    int8, symmetric, one fp32 scale per row, float32 eps (Int8Tensor's); tested equal to the stored
+    weights, not only close."""
+    import torch
+    from torchao.quantization.qat import IntxFakeQuantizeConfig
+
+    return IntxFakeQuantizeConfig(
+        torch.int8, granularity="per_channel", is_symmetric=True, eps=torch.finfo(torch.float32).eps
+    )
+
+
+def simulate_int8_storage(model: torch.nn.Module) -> int:
+    """Quantization-aware training for int8 storage: from now on every forward pass of ``model``
+    computes with the weights of :func:`stored_int8_modules` rounded exactly as int8 storage rounds
+    them, while the float weights train underneath (gradients pass straight through the rounding).
+
+    A model trained this way and stored int8 (``hf-punctcase quantize``, recipes/export_default.py)
+    computes what it was trained and evaluated with, where a model trained in float meets the
+    rounding only once stored. The modules become torchao's FakeQuantizedLinear / FakeQuantizedEmbedding
+    (subclasses of Linear / Embedding with the same parameter names), so Trainer checkpoints keep
+    plain state dicts and resume as usual. Undo with :func:`stop_simulating_int8_storage` before
+    ``save_pretrained``. Returns how many weight matrices are rounded."""
+    import_torchao_quietly()
+    from torchao.quantization import quantize_
+    from torchao.quantization.qat import QATConfig
+
+    names = set(stored_int8_modules(model))
+    quantize_(model, QATConfig(weight_config=_fake_int8_config(), step="prepare"), filter_fn=lambda _, name: name in names)
+    return len(names)
+
+
+def stop_simulating_int8_storage(model: torch.nn.Module) -> None:
+    """Turn the modules :func:`simulate_int8_storage` changed back into plain Linear / Embedding layers
+    holding the trained float weights (what ``save_pretrained`` should write: int8 storage rounds them
+    again, to the same values)."""
+    from torchao.quantization import quantize_
+    from torchao.quantization.qat import FakeQuantizedEmbedding, FakeQuantizedLinear, QATConfig
+
+    simulated = (FakeQuantizedLinear, FakeQuantizedEmbedding)
+    quantize_(model, QATConfig(step="convert"), filter_fn=lambda module, _: isinstance(module, simulated))
+
+
 __all__ = [
     "import_torchao_quietly",
     "int8_storage_config",
     "is_storage_quantized",
     "quantize_checkpoint",
     "save_quantized",
+    "simulate_int8_storage",
+    "stop_simulating_int8_storage",
+    "stored_int8_modules",
     "storage_quantization",
     "weights_size",
 ]

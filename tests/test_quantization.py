@@ -18,6 +18,8 @@ from hf_punctcase.io import _umask
 from hf_punctcase.quantization import (
     is_storage_quantized,
     quantize_checkpoint,
+    simulate_int8_storage,
+    stop_simulating_int8_storage,
     storage_quantization,
     weights_size,
 )
@@ -265,3 +267,33 @@ def test_card_facts_name_int8_storage(decisive_model_dir, quantized_dir):
     assert stored_dtype(quantized_dir) == "I8" and stored_dtype(decisive_model_dir) == "F32"
     assert parameter_count(quantized_dir) == parameter_count(decisive_model_dir)  # scales are not parameters
     assert card_data_for_checkpoint(quantized_dir).weights_dtype == INT8_WEIGHTS
+
+
+def test_training_for_int8_storage_computes_what_the_stored_model_computes(decisive_model_dir, quantized_dir, tiny_tokenizer):
+    """simulate_int8_storage rounds exactly as int8 storage does, trains the float weights underneath,
+    and leaves the parameter names (so Trainer checkpoints) as they were."""
+    batch = tiny_tokenizer(SENTENCES, padding=True, return_tensors="pt")
+    model = hf_punctcase.JointTokenClassificationModel.from_pretrained(decisive_model_dir, dtype=torch.float32).eval()
+    float_weights = {name: value.clone() for name, value in model.state_dict().items()}
+    with torch.no_grad():
+        in_float = model(**batch).punct_logits
+    assert simulate_int8_storage(model) == len(_encoder_weights(decisive_model_dir))
+    assert set(model.state_dict()) == set(float_weights)
+    stored = hf_punctcase.JointTokenClassificationModel.from_pretrained(quantized_dir, dtype=torch.float32).eval()
+    with torch.no_grad():
+        simulated, from_storage = model(**batch), stored(**batch)
+    for head in ("punct_logits", "case_logits"):
+        assert torch.equal(simulated[head], from_storage[head]), head
+    assert not torch.equal(simulated.punct_logits, in_float)  # the rounding is there to see
+
+    # gradients reach the float weights through the rounding (straight through)
+    model.train()
+    out = model(**batch, punct_labels=torch.zeros_like(batch["input_ids"]), case_labels=torch.zeros_like(batch["input_ids"]))
+    out.loss.backward()
+    assert model.encoder.embeddings.word_embeddings.weight.grad.abs().sum() > 0
+    assert all(p.grad is not None for n, p in model.named_parameters() if n.startswith("encoder.") and n.endswith(".weight") and p.dim() == 2)
+
+    stop_simulating_int8_storage(model)
+    kinds = {type(module) for module in model.modules()}
+    assert not any(kind.__name__.startswith("FakeQuantized") for kind in kinds)
+    assert all(torch.equal(value, float_weights[name]) for name, value in model.state_dict().items())

@@ -104,6 +104,25 @@ def test_finetune_from_the_embedded_default_on_the_users_text_and_dev_file(corpu
     assert trained.mixed_case_lexicon == {**shipped.mixed_case_lexicon, "iphone": "iPhone"}
 
 
+def test_quantization_aware_finetune_saves_a_plain_checkpoint_that_stores_as_it_computed(tiny_encoder_dir, corpus, tmp_path):
+    from hf_punctcase.quantization import quantize_checkpoint
+
+    final = finetune.main([
+        "--encoder", tiny_encoder_dir, "--output_dir", str(tmp_path / "run"), "--quantization_aware_training",
+        "--train_corpora", f"text:{corpus}", "--eval_corpora", f"text:{corpus}", "--model_card", "false", *TINY_TRAINING,
+    ])
+    assert json.loads((final / "training_summary.json").read_text())["global_step"] == 6
+    checkpoint = next((tmp_path / "run").glob("checkpoint-*"))
+    assert set(_weights(final)) == set(_weights(checkpoint))  # plain names in both
+    model = hf_punctcase.JointTokenClassificationModel.from_pretrained(final)
+    assert not any(type(module).__name__.startswith("FakeQuantized") for module in model.modules())
+    stored = hf_punctcase.load_pipeline(str(quantize_checkpoint(final, tmp_path / "int8")), dtype=torch.float32)
+    words = [w["word"] for w in stored("so what are the risks")["words"]]
+    assert [w.lower() for w in words] == ["so", "what", "are", "the", "risks"]
+    with pytest.raises(ValueError, match="not with --lora_r"):
+        finetune.main(["--encoder", tiny_encoder_dir, "--output_dir", str(tmp_path / "x"), "--quantization_aware_training", "--lora_r", "4"])
+
+
 def test_lora_adapters_save_load_and_merge_with_identical_outputs(tiny_encoder_dir, corpus, tmp_path):
     from hf_punctcase.training.lora import load_lora
 

@@ -1,6 +1,6 @@
 """Evaluation: scoring labels and pipelines with the punct_case metric, and the one list of dev sets."""
 
-from .dev_sets import ASR_DEV_SETS, DEV_SETS, AsrDevSet, DevSet, available
+from .dev_sets import ASR_DEV_SETS, DEV_SETS, AsrDevSet, DevSet, available, speech_loop_dev_sets
 from .scoring import (
     FILLER_WORDS,
     compute_metrics_for,
@@ -36,4 +36,5 @@ __all__ = [
     "score_asr_pairs",
     "score_disfluency",
     "score_labels",
+    "speech_loop_dev_sets",
 ]

@@ -66,6 +66,34 @@ ASR_DEV_SETS: tuple[AsrDevSet, ...] = (
 )
 
 
+def speech_loop_dev_sets(path: str | os.PathLike, name: str | None = None) -> tuple[DevSet, AsrDevSet]:
+    """A speech loop output (recipes/speech_loop.py) as two dev sets over the same documents: its
+    reference transcripts (``"{name}: reference"``) and its 1-best hypotheses scored against them
+    after alignment (``"{name}: ASR"``), so that a model's reference and ASR F1 sit side by side.
+    Utterances are joined back into their documents, in file order; an utterance a recogniser heard
+    nothing in contributes its reference words only (all deleted in the hypothesis)."""
+    from ..speech.loop import read_records
+
+    path = Path(path)
+    name = name or path.stem
+
+    def documents() -> list[tuple[list[str], str]]:
+        records = read_records(path)
+        if not records:
+            raise ValueError(f"{path}: no speech loop records")
+        joined: dict[str, tuple[list[str], list[str]]] = {}
+        for record in records:
+            hypothesis, reference = joined.setdefault(record["utterance"].rsplit("/", 1)[0], ([], []))
+            hypothesis.extend(record["hypotheses"][0].split() if record["hypotheses"] else [])
+            reference.append(record["reference"])
+        return [(words, " ".join(texts)) for words, texts in joined.values()]
+
+    return (
+        DevSet(f"{name}: reference", lambda root, s: [s.parse(text) for _, text in documents()], True, ()),
+        AsrDevSet(f"{name}: ASR", lambda root, s: [(words, s.parse(text)) for words, text in documents()], ()),
+    )
+
+
 def available(dev_set: DevSet | AsrDevSet, data_dir_path: str | os.PathLike | None = None) -> bool:
     """Whether the data folder exists and holds every file the set needs."""
     try:
@@ -75,4 +103,4 @@ def available(dev_set: DevSet | AsrDevSet, data_dir_path: str | os.PathLike | No
     return all((root / name).exists() for name in dev_set.files)
 
 
-__all__ = ["ASR_DEV_SETS", "AsrDevSet", "DEV_SETS", "DevSet", "available"]
+__all__ = ["ASR_DEV_SETS", "AsrDevSet", "DEV_SETS", "DevSet", "available", "speech_loop_dev_sets"]

@@ -102,6 +102,14 @@ class ModelArguments:
     lora_alpha: int = field(default=16)
     lora_dropout: float = field(default=0.1)
     lora_target_modules: list[str] | None = field(default=None, metadata={"help": "Default: query/value projections."})
+    quantization_aware_training: bool = field(
+        default=False,
+        metadata={
+            "help": "Compute with the encoder's weights rounded as int8 storage rounds them (per row, gradients "
+            "straight through; hf_punctcase.quantization.simulate_int8_storage), so that the model stored int8 "
+            "(hf-punctcase quantize, recipes/export_default.py) computes what was trained. The joint transformer only."
+        },
+    )
 
     def __post_init__(self):
         if self.model_family is not None and self.model_family not in MODEL_FAMILY_CHOICES:
@@ -120,6 +128,11 @@ class ModelArguments:
             raise ValueError("--config_overrides applies to --model_family cnn_bilstm trained from scratch")
         if self.trainable_parameters and self.lora_r:
             raise ValueError("--trainable_parameters and --lora_r both choose what trains: give one")
+        if self.quantization_aware_training and self.lora_r:
+            # the merged adapters would be rounded once stored, untrained for it
+            raise ValueError("--quantization_aware_training trains the weights that are stored: not with --lora_r")
+        if self.quantization_aware_training and self.model_family == "cnn_bilstm":
+            raise ValueError("--quantization_aware_training is for the joint transformer (stored int8 per row)")
         if self.head_dependency != "none" and not self.disfluency_head:
             raise ValueError(f"--head_dependency {self.head_dependency} needs --disfluency_head")
 
@@ -172,8 +185,27 @@ class DataArguments:
         },
     )
     num_proc: int | None = field(default=None, metadata={"help": "Processes for tokenisation."})
+    asr_noise_model: str | None = field(
+        default=None,
+        metadata={
+            "help": "Simulated ASR errors (hf_punctcase.data.asr_noise.AsrNoiseModel JSON, measured on the speech "
+            "loop's output by recipes/speech_loop.py --noise-model): noisy copies of --asr_noise_corpora join the mixture."
+        },
+    )
+    asr_noise_corpora: list[str] = field(
+        default_factory=list,
+        metadata={"help": "Corpus specs NAME[=WEIGHT] whose train windows are added again with simulated ASR errors."},
+    )
+    asr_noise_rates: list[float] | None = field(
+        default=None,
+        metadata={"help": "Substitution, deletion and insertion rates per word (default: the model's measured ones)."},
+    )
 
     def __post_init__(self):
+        if bool(self.asr_noise_model) != bool(self.asr_noise_corpora):
+            raise ValueError("--asr_noise_model and --asr_noise_corpora go together")
+        if self.asr_noise_rates is not None and len(self.asr_noise_rates) != 3:
+            raise ValueError(f"--asr_noise_rates takes three rates (substitution deletion insertion), got {self.asr_noise_rates}")
         if self.text_split is not None and self.text_split not in TEXT_SPLITS:
             raise ValueError(f"--text_split must be one of {list(TEXT_SPLITS)}, got {self.text_split!r}")
 

@@ -46,6 +46,7 @@ from transformers import (
 )
 
 from ..data import FILE_SOURCES, CorpusSpec, cap_words, count_words, load_punct_case_dataset, mixed_case_lexicon, weighted_mix
+from ..data.asr_noise import AsrNoiseModel, add_asr_noise
 from ..encoders import resolve_encoder
 from ..evaluation import compute_metrics_for, evaluate_dataset
 from ..hub import push_to_hub
@@ -55,6 +56,7 @@ from ..auto import AutoModelForJointTokenClassification
 from ..models import FAMILY_NAMES
 from ..models.cnn_bilstm import CnnBiLstmConfig, CnnBiLstmForJointTokenClassification
 from ..models.joint_transformer import JointTokenClassificationConfig, JointTokenClassificationModel
+from ..quantization import simulate_int8_storage, stop_simulating_int8_storage
 from ..registry import resolve_model
 from ..tokenization import tokenize_dataset
 from .arguments import DataArguments, DistillationArguments, ModelArguments
@@ -100,6 +102,19 @@ def load_training_pools(
     lexicon = mixed_case_lexicon(dataset for _, dataset in loaded)
     # The written forms have served: the training data carries the usual columns only.
     return TrainingPools([(spec, dataset.remove_columns("written")) for spec, dataset in loaded], lexicon)
+
+
+def noisy_pools(
+    data_args: DataArguments, scheme: LabelScheme, file_split: str | None, seed: int
+) -> list[tuple[CorpusSpec, datasets.Dataset]]:
+    """The train windows of ``--asr_noise_corpora`` with simulated ASR errors
+    (:func:`~hf_punctcase.data.asr_noise.add_asr_noise`), each with its spec's weight."""
+    noise = AsrNoiseModel.load(data_args.asr_noise_model)
+    if data_args.asr_noise_rates is not None:
+        noise = noise.with_rates(*data_args.asr_noise_rates)
+    specs = [CorpusSpec.parse(spec) for spec in data_args.asr_noise_corpora]
+    pools = load_training_pools(specs, data_args.data_dir, data_args.window_words, scheme, file_split)
+    return [(spec, add_asr_noise(windows, noise, seed=seed)) for spec, windows in pools.parts]
 
 
 def _resolved_files(spec: CorpusSpec) -> set[Path]:
@@ -318,7 +333,12 @@ def run(
 
     pools = load_training_pools(train_specs, data_args.data_dir, data_args.window_words, scheme, file_split)
     pool_words = {str(spec): count_words(windows) for spec, windows in pools.parts}
-    train = weighted_mix([(windows, spec.weight) for spec, windows in pools.parts], seed=training_args.seed)
+    parts = [(windows, spec.weight) for spec, windows in pools.parts]
+    if data_args.asr_noise_model:
+        for spec, windows in noisy_pools(data_args, scheme, file_split, seed=training_args.seed):
+            pool_words[f"asr_noise:{spec}"] = count_words(windows)
+            parts.append((windows, spec.weight))
+    train = weighted_mix(parts, seed=training_args.seed)
     if data_args.max_train_words:
         train = cap_words(train, data_args.max_train_words)
     train_words = count_words(train)
@@ -348,6 +368,10 @@ def run(
     model, tokenizer, source = build_model(model_args, scheme, pools.lexicon)
     if model_args.trainable_parameters:
         freeze_except(model, model_args.trainable_parameters)
+    if model_args.quantization_aware_training:
+        if model.config.model_type != JointTokenClassificationConfig.model_type:
+            raise ValueError(f"--quantization_aware_training is for the joint transformer, not {model.config.model_type}")
+        logger.info("computing with %d weight matrices rounded as int8 storage rounds them", simulate_int8_storage(model))
     if model_args.lora_r:
         from .lora import add_lora
 
@@ -404,6 +428,8 @@ def run(
         final_model.save_pretrained(output / "adapter")
         tokenizer.save_pretrained(output / "adapter")
         final_model = merge_lora(final_model)
+    if model_args.quantization_aware_training:
+        stop_simulating_int8_storage(final_model)
     final_model.save_pretrained(final)
     tokenizer.save_pretrained(final)
     summary = {
