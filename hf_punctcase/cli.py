@@ -461,6 +461,29 @@ def quantize(args) -> int:
     return 0
 
 
+def demo(args) -> int:
+    try:
+        from . import demo as app
+    except ImportError as error:  # pragma: no cover - the message names the extra
+        return _error(f"the demo needs gradio: pip install 'hf-punctcase[demo]' ({error})")
+    if args.space_dir:
+        if os.path.lexists(args.space_dir) and not args.overwrite:
+            return _error(f"output {args.space_dir} exists; pass --overwrite to replace it")
+        try:
+            target = app.write_space(args.space_dir, overwrite=args.overwrite)
+        except OSError as error:
+            return _error(error)
+        print(f"wrote {target}: README.md, app.py, requirements.txt (upload it as a Gradio Space)")
+        return 0
+    if args.model is not None and args.model not in app.MODELS.values():
+        try:
+            _checkpoint_folder(args.model)
+        except (OSError, ValueError) as error:
+            return _error(error)
+    app.launch(args.model, host=args.host, port=args.port, share=args.share == "on")
+    return 0
+
+
 def export_onnx(args) -> int:
     from transformers.utils import logging as transformers_logging
 
@@ -667,6 +690,29 @@ def build_parser() -> argparse.ArgumentParser:
         help="transcripts (one a line) to compare the torch and ONNX models on (default: a few built-in ones)",
     )
     onnx_parser.set_defaults(handler=export_onnx)
+    demo_parser = commands.add_parser(
+        "demo",
+        help="try the models in a browser (a Gradio app; the [demo] extra)",
+        description=(
+            "Serve a Gradio app: a transcript box with the restored text, low-confidence words highlighted, "
+            "switches for disfluency removal, punctuation or casing only and the model, and Whisper JSON to "
+            "SRT/WebVTT. Its API endpoint 'restore' takes the transcript and returns the restored text. "
+            "--space-dir writes the files of a Hugging Face Space serving the same app instead."
+        ),
+    )
+    demo_parser.add_argument(
+        "--model", default=None,
+        help="a checkpoint folder or embedded name to offer first (default: the default, then the on-device model)",
+    )
+    demo_parser.add_argument("--host", default="127.0.0.1", help="address to serve on (default: %(default)s)")
+    demo_parser.add_argument("--port", type=int, default=None, help="port (default: Gradio's, 7860 or the next free one)")
+    demo_parser.add_argument(
+        "--share", choices=("off", "on"), default="off",
+        help="on: ask Gradio for a public share link (needs internet; default: %(default)s)",
+    )
+    demo_parser.add_argument("--space-dir", metavar="DIR", help="write a Space's README.md, app.py and requirements.txt to DIR and exit")
+    demo_parser.add_argument("--overwrite", action="store_true", help="with --space-dir: replace DIR if it exists")
+    demo_parser.set_defaults(handler=demo)
     return parser
 
 
