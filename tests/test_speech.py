@@ -120,6 +120,10 @@ def test_speech_loop_transcribes_real_speech_resumes_and_is_reproducible(tmp_pat
     assert rerun["this_run"]["utterances"] == 1
     assert [_stable(r) for r in read_records(output)] == [_stable(r) for r in json.loads("[" + ",".join(whole.splitlines()) + "]")]
     assert run_speech_loop(items, output, config, processes=1, progress=False)["this_run"]["utterances"] == 0
+    # a crash between an utterance's two records: that utterance is done again, whole
+    output.write_text("".join(lines[:-1]))
+    assert run_speech_loop(items, output, config, processes=1, progress=False)["this_run"]["utterances"] == 1
+    assert [_stable(r) for r in read_records(output)] == [_stable(r) for r in json.loads("[" + ",".join(whole.splitlines()) + "]")]
 
     # two processes, same draws and a deterministic voice: the same records
     parallel = tmp_path / "parallel.jsonl"

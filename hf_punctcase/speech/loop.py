@@ -23,6 +23,7 @@ import multiprocessing
 import os
 import time
 import zlib
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -131,7 +132,7 @@ class SpeechLoop:
     def __call__(self, utterance: Utterance) -> list[dict]:
         import jiwer
 
-        from .audio import add_noise
+        from .audio import SAMPLE_RATE, add_noise
 
         config = self.config
         rng = np.random.default_rng([config.seed, zlib.crc32(utterance.id.encode("utf-8"))])
@@ -172,7 +173,7 @@ class SpeechLoop:
                     "length_scale": length_scale,
                     "words": len(utterance.words),
                     "sentences": utterance.sentences,
-                    "audio_seconds": round(len(audio) / 16_000, 3),
+                    "audio_seconds": round(len(audio) / SAMPLE_RATE, 3),
                     "seconds": round(synthesis_seconds + time.perf_counter() - start, 3),
                 }
             )
@@ -225,19 +226,25 @@ def run_speech_loop(
     (:func:`summarize`, with this run's wall time), also written to ``{output}.summary.json``.
 
     Utterances whose records ``output`` already holds are skipped (resuming); before appending, a
-    last line cut short by an interrupted run is removed (the file is rewritten atomically). Each
-    record is written and flushed as its utterance finishes, in input order."""
+    last line cut short by an interrupted run is removed, and so are the records of an utterance that
+    lacks some recogniser's (the file is rewritten atomically). Each utterance's records are written
+    and flushed as it finishes, in input order."""
     from tqdm.auto import tqdm
 
     from ..io import atomic_write_text
 
     output = Path(output)
-    existing = read_records(output)
     if output.exists():
-        whole = "".join(json.dumps(record, ensure_ascii=False) + "\n" for record in existing)
-        if output.read_text(encoding="utf-8") != whole:
-            atomic_write_text(output, whole)
-    done = {record["utterance"] for record in existing}
+        text = output.read_text(encoding="utf-8")
+        if text and not text.endswith("\n"):  # an interrupted run's unfinished line: keep the lines before it
+            atomic_write_text(output, text[: text.rfind("\n") + 1])
+    records = read_records(output)
+    counts = Counter(record["utterance"] for record in records)
+    if any(count < len(config.recognizers) for count in counts.values()):
+        # an utterance cut off between its recognisers' records is done again, whole
+        records = [record for record in records if counts[record["utterance"]] >= len(config.recognizers)]
+        atomic_write_text(output, "".join(json.dumps(record, ensure_ascii=False) + "\n" for record in records))
+    done = {record["utterance"] for record in records}
     todo = [item for item in items if item.id not in done]
     output.parent.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
