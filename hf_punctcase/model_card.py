@@ -412,9 +412,25 @@ def base_checkpoint(init: str | None) -> BaseCheckpoint | None:
             TrainingDataset("the base checkpoint's training data", None, licence)
         ]
     for d in datasets:
-        d.description = "base checkpoint" + (f", {d.description}" if d.description else "")
+        d.description = _one_checkpoint_back(d.description)
         d.words_note = "see its card"  # the base checkpoint's training is described on its own card
     return BaseCheckpoint(description, hub_id, encoder, datasets, metadata_datasets)
+
+
+_CHECKPOINTS_BACK = re.compile(r"^((?:base checkpoint(?: \((\d+) checkpoints back\))?(?:, |$))+)(.*)$")
+
+
+def _one_checkpoint_back(description: str | None) -> str:
+    """The description of a base checkpoint's dataset row as seen from the checkpoint trained on it:
+    "stage 1" → "base checkpoint, stage 1"; a row already that far back counts the checkpoints
+    ("base checkpoint (3 checkpoints back), stage 1") instead of repeating the words."""
+    match = _CHECKPOINTS_BACK.match(description or "")
+    back, rest = 1, description or ""
+    if match:
+        back += sum(int(n) if n else 1 for n in re.findall(r"base checkpoint(?: \((\d+) checkpoints back\))?", match[1]))
+        rest = match[3]
+    head = "base checkpoint" if back == 1 else f"base checkpoint ({back} checkpoints back)"
+    return head + (f", {rest}" if rest else "")
 
 
 # --- training records -----------------------------------------------------------------------------------

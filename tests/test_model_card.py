@@ -216,3 +216,13 @@ def test_published_cards_are_valid_and_state_software_facts_only(path: Path):
     # cards describe the checkpoint, not how the project was developed or where it ran
     for word in ("runs/", "session", "issue", "lever", "Xeon", "AMX", "development machine"):
         assert word not in card, word
+
+
+def test_rows_of_checkpoints_several_back_count_them_instead_of_repeating():
+    from hf_punctcase.model_card import _one_checkpoint_back
+
+    assert _one_checkpoint_back("stage 1, weight 1") == "base checkpoint, stage 1, weight 1"
+    assert _one_checkpoint_back("base checkpoint, stage 1, weight 1") == "base checkpoint (2 checkpoints back), stage 1, weight 1"
+    assert _one_checkpoint_back("base checkpoint, base checkpoint, stage 1") == "base checkpoint (3 checkpoints back), stage 1"
+    assert _one_checkpoint_back("base checkpoint (3 checkpoints back), MLM adaptation") == "base checkpoint (4 checkpoints back), MLM adaptation"
+    assert _one_checkpoint_back("") == "base checkpoint" and _one_checkpoint_back(None) == "base checkpoint"
