@@ -274,7 +274,7 @@ def test_finetune_adds_noisy_copies_of_the_named_corpora(tiny_encoder_dir, noise
     corpus = write_punctuated_corpus(tmp_path / "corpus.jsonl")
     final = finetune.main([
         "--encoder", tiny_encoder_dir, "--output_dir", str(tmp_path / "run"), "--train_corpora", f"text:{corpus}",
-        "--asr_noise_model", noise_file, "--asr_noise_corpora", f"text:{corpus}=2", "--asr_noise_rates", "0.2", "0.1", "0.1",
+        "--eval_corpora", f"text:{corpus}", "--asr_noise_model", noise_file, "--asr_noise_corpora", f"text:{corpus}=2", "--asr_noise_rates", "0.2", "0.1", "0.1",
         "--max_steps", "2", "--per_device_train_batch_size", "4", "--report_to", "none", "--use_cpu",
         "--window_words", "40", "--max_seq_length", "96", "--model_card", "false", "--eval_strategy", "no",
     ])
