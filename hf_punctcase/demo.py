@@ -14,7 +14,6 @@ page uses the system's fonts.
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import tempfile
@@ -70,16 +69,18 @@ class Restorers:
 
     def __init__(self, models: Mapping[str, str]):
         self.models = dict(models)
+        self._loaded: dict[str, Any] = {}
         self._lock = threading.Lock()
 
-    @functools.cache  # noqa: B019  (one instance per app, kept as long as the app)
     def __getitem__(self, label: str):
         from .registry import load_pipeline
 
         if label not in self.models:
             raise KeyError(f"unknown model {label!r}; the app offers {sorted(self.models)}")
-        with self._lock:
-            return load_pipeline(self.models[label])
+        with self._lock:  # two first requests for one model load it once
+            if label not in self._loaded:
+                self._loaded[label] = load_pipeline(self.models[label])
+            return self._loaded[label]
 
 
 def restore_transcript(
@@ -195,12 +196,8 @@ def build_demo(models: Mapping[str, str] | None = None):
             visible=False, elem_id="table", interactive=False,
         )
         gr.Examples(EXAMPLES, inputs=[transcript], label="Examples: a talk, a phone call, a doctor and a patient")
-        button.click(
-            restore, inputs=[transcript, model, remove, tasks], outputs=[restored, highlighted, table, figures],
-            api_name="restore",
-        )
-        transcript.submit(restore, inputs=[transcript, model, remove, tasks], outputs=[restored, highlighted, table, figures],
-                          api_name=False)
+        gr.on([button.click, transcript.submit], restore, inputs=[transcript, model, remove, tasks],
+              outputs=[restored, highlighted, table, figures], api_name="restore")
         show_table.change(lambda shown: gr.Dataframe(visible=shown), inputs=[show_table], outputs=[table], api_name=False)
 
         gr.Markdown("## Subtitles from Whisper\nA Whisper JSON with word timestamps (`word_timestamps=True`) → SRT or WebVTT.")
@@ -224,11 +221,9 @@ def launch(
     embedded models). Returns the app; with ``block=False`` it serves from a thread."""
     os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
     models = dict(MODELS)
-    if model is not None and model not in MODELS.values():
-        models = {str(model): str(model), **models}
-    elif model is not None:
-        first = next(label for label, name in MODELS.items() if name == model)
-        models = {first: model, **{label: name for label, name in MODELS.items() if label != first}}
+    if model is not None:  # offered first: under its embedded label, or its own name
+        first = next((label for label, name in MODELS.items() if name == model), str(model))
+        models = {first: str(model), **{label: name for label, name in MODELS.items() if label != first}}
     demo = build_demo(models)
     demo.queue(default_concurrency_limit=1)  # one restoration at a time on a CPU
     demo.launch(server_name=host, server_port=port, share=share, prevent_thread_lock=not block, ssr_mode=False,

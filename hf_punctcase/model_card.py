@@ -417,7 +417,8 @@ def base_checkpoint(init: str | None) -> BaseCheckpoint | None:
     return BaseCheckpoint(description, hub_id, encoder, datasets, metadata_datasets)
 
 
-_CHECKPOINTS_BACK = re.compile(r"^((?:base checkpoint(?: \((\d+) checkpoints back\))?(?:, |$))+)(.*)$")
+_BASE_CHECKPOINT = r"base checkpoint(?: \((\d+) checkpoints back\))?"
+_CHECKPOINTS_BACK = re.compile(rf"^((?:{_BASE_CHECKPOINT}(?:, |$))+)(.*)$")
 
 
 def _one_checkpoint_back(description: str | None) -> str:
@@ -427,7 +428,7 @@ def _one_checkpoint_back(description: str | None) -> str:
     match = _CHECKPOINTS_BACK.match(description or "")
     back, rest = 1, description or ""
     if match:
-        back += sum(int(n) if n else 1 for n in re.findall(r"base checkpoint(?: \((\d+) checkpoints back\))?", match[1]))
+        back += sum(int(n) if n else 1 for n in re.findall(_BASE_CHECKPOINT, match[1]))
         rest = match[3]
     head = "base checkpoint" if back == 1 else f"base checkpoint ({back} checkpoints back)"
     return head + (f", {rest}" if rest else "")

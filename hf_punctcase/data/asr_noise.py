@@ -20,7 +20,6 @@ import zlib
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
-from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -58,7 +57,9 @@ class AsrNoiseModel:
         # what draws look up, built once (the fields stay plain data for asdict / JSON)
         written = tuple(sorted({word for counts in self.confusions.values() for word in counts}))
         object.__setattr__(self, "_written", written)
-        object.__setattr__(self, "_insertion_table", _table(tuple(self.insertions.items())) if self.insertions else None)
+        object.__setattr__(self, "_substitutes", {word: _table(counts) for word, counts in self.confusions.items() if counts})
+        object.__setattr__(self, "_insertion_table", _table(self.insertions) if self.insertions else None)
+        object.__setattr__(self, "_sounding_alike", {})  # word → its closest written word, found once
 
     # ---- measuring -------------------------------------------------------------------------------
 
@@ -142,17 +143,15 @@ class AsrNoiseModel:
         return noisy
 
     def _substitute(self, word: str, rng: np.random.Generator) -> str:
-        seen = self.confusions.get(word)
-        if seen:
-            return _draw(_table(tuple(seen.items())), rng)
-        return self._sounds_alike(word)
+        table = self._substitutes.get(word)
+        if table is not None:
+            return _draw(table, rng)
+        if word not in self._sounding_alike:
+            self._sounding_alike[word] = _closest(word, self._written)
+        return self._sounding_alike[word]
 
-    def _sounds_alike(self, word: str) -> str:
-        return _closest(word, self._written)
 
-
-@lru_cache(maxsize=200_000)
-def _closest(word: str, candidates: tuple[str, ...]) -> str:
+def _closest(word: str, candidates: Sequence[str]) -> str:
     from rapidfuzz import fuzz, process
 
     # the most similar written word other than the word itself (a substitution changes the word)
@@ -162,11 +161,10 @@ def _closest(word: str, candidates: tuple[str, ...]) -> str:
     return word
 
 
-@lru_cache(maxsize=200_000)
-def _table(items: tuple[tuple[str, int], ...]) -> tuple[tuple[str, ...], np.ndarray]:
-    words = tuple(word for word, _ in items)
-    counts = np.asarray([count for _, count in items], dtype=np.float64)
-    return words, np.cumsum(counts) / counts.sum()
+def _table(counts: dict[str, int]) -> tuple[tuple[str, ...], np.ndarray]:
+    """Words and their cumulative probabilities, for :func:`_draw`."""
+    weights = np.asarray(list(counts.values()), dtype=np.float64)
+    return tuple(counts), np.cumsum(weights) / weights.sum()
 
 
 def _draw(table: tuple[tuple[str, ...], np.ndarray], rng: np.random.Generator) -> str:

@@ -71,26 +71,24 @@ def speech_loop_dev_sets(path: str | os.PathLike, name: str | None = None) -> tu
     reference transcripts (``"{name}: reference"``) and its 1-best hypotheses scored against them
     after alignment (``"{name}: ASR"``), so that a model's reference and ASR F1 sit side by side.
     Utterances are joined back into their documents, in file order; an utterance a recogniser heard
-    nothing in contributes its reference words only (all deleted in the hypothesis)."""
+    nothing in contributes its reference words only (all deleted in the hypothesis). The file is read
+    here, once; ``ValueError`` if it holds no records."""
     from ..speech.loop import read_records
 
     path = Path(path)
+    records = read_records(path)
+    if not records:
+        raise ValueError(f"{path}: no speech loop records")
+    joined: dict[str, tuple[list[str], list[str]]] = {}
+    for record in records:
+        hypothesis, reference = joined.setdefault(record["utterance"].rsplit("/", 1)[0], ([], []))
+        hypothesis.extend(record["hypotheses"][0].split() if record["hypotheses"] else [])
+        reference.append(record["reference"])
+    documents = [(words, " ".join(texts)) for words, texts in joined.values()]
     name = name or path.stem
-
-    def documents() -> list[tuple[list[str], str]]:
-        records = read_records(path)
-        if not records:
-            raise ValueError(f"{path}: no speech loop records")
-        joined: dict[str, tuple[list[str], list[str]]] = {}
-        for record in records:
-            hypothesis, reference = joined.setdefault(record["utterance"].rsplit("/", 1)[0], ([], []))
-            hypothesis.extend(record["hypotheses"][0].split() if record["hypotheses"] else [])
-            reference.append(record["reference"])
-        return [(words, " ".join(texts)) for words, texts in joined.values()]
-
     return (
-        DevSet(f"{name}: reference", lambda root, s: [s.parse(text) for _, text in documents()], True, ()),
-        AsrDevSet(f"{name}: ASR", lambda root, s: [(words, s.parse(text)) for words, text in documents()], ()),
+        DevSet(f"{name}: reference", lambda root, s: [s.parse(text) for _, text in documents], True, ()),
+        AsrDevSet(f"{name}: ASR", lambda root, s: [(words, s.parse(text)) for words, text in documents], ()),
     )
 
 

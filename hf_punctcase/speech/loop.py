@@ -147,27 +147,20 @@ class SpeechLoop:
         records = []
         for recognizer in self.recognizers:
             start = time.perf_counter()
-            hypotheses = recognizer(audio)
-            kept, kept_wer, dropped_wer, every_wer = [], [], [], []
-            for words in hypotheses:
-                wer = jiwer.wer(reference, " ".join(words)) if reference else float(bool(words))
-                every_wer.append(round(wer, 4))
-                if config.max_wer is None or wer <= config.max_wer:
-                    kept.append(" ".join(words))
-                    kept_wer.append(round(wer, 4))
-                else:
-                    dropped_wer.append(round(wer, 4))
+            hypotheses = [" ".join(words) for words in recognizer(audio)]
+            wers = [jiwer.wer(reference, hypothesis) if reference else float(bool(hypothesis)) for hypothesis in hypotheses]
+            kept = [config.max_wer is None or wer <= config.max_wer for wer in wers]
             records.append(
                 {
                     "id": f"{utterance.id}/{recognizer.name}",
                     "utterance": utterance.id,
                     "reference": utterance.reference,
-                    "hypotheses": kept,
-                    "wer": kept_wer,
-                    "dropped_wer": dropped_wer,
+                    "hypotheses": [hypothesis for hypothesis, keep in zip(hypotheses, kept) if keep],
+                    "wer": [round(wer, 4) for wer, keep in zip(wers, kept) if keep],
+                    "dropped_wer": [round(wer, 4) for wer, keep in zip(wers, kept) if not keep],
                     # the recogniser's own best, kept or not (None: it heard nothing)
-                    "one_best": " ".join(hypotheses[0]) if hypotheses else None,
-                    "one_best_wer": every_wer[0] if every_wer else None,
+                    "one_best": hypotheses[0] if hypotheses else None,
+                    "one_best_wer": round(wers[0], 4) if wers else None,
                     "recognizer": recognizer.name,
                     "snr_db": None if snr_db is None else float(snr_db),
                     "length_scale": length_scale,
