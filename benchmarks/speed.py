@@ -8,6 +8,7 @@ asked for, all in one run.
     python benchmarks/speed.py --model default PATH --threads 2 --json out.json   # two models side by side
     python benchmarks/speed.py --context-words 50 25 0          # what the windows' overlap costs
     python benchmarks/speed.py --model on-device --runtime --markdown speed.md   # ONNX: pipeline and torch-free runtime
+    python benchmarks/speed.py --stock                          # + transformers' token-classification pipeline
 
 An ONNX export folder (the embedded ``on-device`` model, or ``hf-punctcase export-onnx`` output) runs
 through the pipeline's ONNX Runtime backend with ``--threads`` intra-op threads; its graph fixes its
@@ -22,9 +23,12 @@ Machines shared with other work: a run during which another process took one of 
 seconds below ``--min-cpu-share`` × threads × wall seconds) is left out of the medians, which say how many
 runs they hold; the medians of all runs are printed beside them.
 
-Dtypes: ``auto`` is ``pipeline("punct-case")`` with no dtype (bf16 weights on CPUs with AMX, the
-checkpoint's dtype elsewhere); ``float32`` is ``dtype=torch.float32``; ``bfloat16`` is
-``dtype=torch.bfloat16``. Each model, dtype and runtime is timed in a block of its own after a
+Dtypes: ``auto`` is ``pipeline("punct-case")`` with no dtype, as :func:`hf_punctcase.plan_execution` plans
+it on this machine (for the default on a CPU without AMX: its int8 ONNX Runtime graph); ``float32`` is
+``dtype=torch.float32``; ``bfloat16`` is ``dtype=torch.bfloat16``. ``--stock`` also times transformers' own
+``pipeline("token-classification")`` (fp32, ``stride`` 64, its default windows of the tokenizer's
+maximum length) on a token classifier of the first model's encoder architecture (random weights:
+speed only), the baseline a user would otherwise take. Each model, dtype and runtime is timed in a block of its own after a
 warm-up: an ONNX Runtime InferenceSession's threads spin for a while after each run, and runs of two InferenceSessions in
 turn would take the cores from each other (twice the latency of one InferenceSession on its own).
 
@@ -50,7 +54,7 @@ import hf_punctcase
 from hf_punctcase.cli import DTYPE_CHOICES
 from hf_punctcase.data import data_dir, read_iwslt_cased
 from hf_punctcase.labels import LabelScheme
-from hf_punctcase.pipelines import native_bf16_cpu
+from hf_punctcase.hardware import detect_hardware
 from hf_punctcase.registry import is_onnx_dir, resolve_model
 from hf_punctcase.runtime import EXPORT_INFO_FILE, OnDeviceRestorer
 from hf_punctcase.runtime.onnx_backend import import_onnxruntime
@@ -60,6 +64,29 @@ from hf_punctcase.runtime.onnx_backend import import_onnxruntime
 def transcript_words(root) -> list[str]:
     (_, text), = read_iwslt_cased([root / "iwslt" / "dev2010_cased.txt"])
     return LabelScheme().parse(text).words
+
+
+def stock_token_classification(folder: str, device: str | None):
+    """transformers' token-classification pipeline (fp32, stride 64, first-subword aggregation) over a
+    token classifier of ``folder``'s encoder architecture, called as the punct-case restorers are."""
+    import tempfile
+
+    from transformers import AutoConfig, AutoModelForTokenClassification, AutoTokenizer, pipeline
+
+    config = AutoConfig.from_pretrained(folder)
+    encoder = config.encoder if isinstance(config.encoder, dict) else config.encoder.to_dict()
+    encoder_config = AutoConfig.for_model(**{**encoder, "num_labels": len(config.punct_labels)})
+    model = AutoModelForTokenClassification.from_config(encoder_config, dtype=torch.float32).eval()
+    tokenizer = AutoTokenizer.from_pretrained(folder)
+    with tempfile.TemporaryDirectory() as staging:  # a folder, as a user would load it
+        model.save_pretrained(staging)
+        tokenizer.save_pretrained(staging)
+        pipe = pipeline("token-classification", model=staging, device=device, stride=64, aggregation_strategy="first")
+
+    def restore(text, batch_size, **windows):
+        return pipe(text, batch_size=batch_size)
+
+    return restore
 
 
 def seconds(fn) -> tuple[float, float]:
@@ -91,6 +118,8 @@ def main() -> None:
     parser.add_argument("--markdown", default=None, help="also write the table here (e.g. for a model card)")
     parser.add_argument("--runtime", action="store_true",
                         help="also time hf_punctcase.runtime.OnDeviceRestorer on each ONNX folder")
+    parser.add_argument("--stock", action="store_true",
+                        help="also time transformers' token-classification pipeline on the first model's encoder architecture")
     args = parser.parse_args()
 
     torch.set_num_threads(args.threads)
@@ -123,7 +152,11 @@ def main() -> None:
             continue
         for dtype in args.dtypes:
             pipe = hf_punctcase.load_pipeline(model, dtype=dtype, device=args.device)
-            loaded[f"{model} | {dtype}"] = (pipe, str(pipe.model.dtype).removeprefix("torch."))
+            plan = pipe.execution_plan
+            loaded[f"{model} | {dtype}"] = (pipe, f"{plan.runtime} {plan.precision}")
+    if args.stock:
+        stock = stock_token_classification(resolve_model(args.model[0]), args.device)
+        loaded[f"{args.model[0]} architecture | transformers token-classification, stride 64"] = (stock, "torch float32")
     restorers = {}  # "model | dtype | context" -> (restorer, its call's window arguments, weights)
     for name, (restorer, weights) in loaded.items():
         for context in args.context_words:
@@ -154,7 +187,7 @@ def main() -> None:
     figures = {
         "models": args.model,
         "threads": torch.get_num_threads(),
-        "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, bf16 matrix units: {'yes' if native_bf16_cpu() else 'no'}",
+        "machine": detect_hardware().describe(),
         "torch": torch.__version__,
         "long_words": args.long_words,
         "paragraph_words": args.paragraph_words,

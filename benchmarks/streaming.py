@@ -192,7 +192,7 @@ def main() -> None:
         "dtype": str(pipe.model.dtype),
         "threads": args.threads,
         "machine": {"cpu": platform.processor() or platform.machine(), "torch": torch.__version__,
-                    "transformers": transformers.__version__, "amx": hf_punctcase.pipelines.native_bf16_cpu()},
+                    "transformers": transformers.__version__, "machine": hf_punctcase.hardware.detect_hardware().describe()},
         "chunk": args.chunk,
         "words": len(words),
     }

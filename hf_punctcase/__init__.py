@@ -39,6 +39,7 @@ if PLUGIN_AVAILABLE:
         JointTokenClassificationModel,
         JointTokenClassifierOutput,
     )
+    from .hardware import ExecutionPlan, Hardware, detect_hardware, plan_execution
     from .pipelines import PunctCasePipeline
     from .registry import TASK, check_model_dir, default_model_path, load_pipeline, register_pipeline
     from .streaming import StreamingRestorer
@@ -55,6 +56,8 @@ if PLUGIN_AVAILABLE:
         "JointTokenClassifierOutput",
         "DEFAULT_MODEL_DIR",
         "EMBEDDED_MODELS",
+        "ExecutionPlan",
+        "Hardware",
         "LabelScheme",
         "LabeledWords",
         "PLUGIN_AVAILABLE",
@@ -64,7 +67,9 @@ if PLUGIN_AVAILABLE:
         "build_mixed_case_lexicon",
         "check_model_dir",
         "default_model_path",
+        "detect_hardware",
         "load_pipeline",
+        "plan_execution",
         "ON_DEVICE_MODEL_DIR",
     ]
 else:

@@ -275,7 +275,7 @@ def load_restorer(args: argparse.Namespace):
     # The CLI shows its own bar over lines; transformers' loading bar would only add noise to stderr.
     transformers_logging.disable_progress_bar()
     try:
-        return load_pipeline(
+        restorer = load_pipeline(
             args.model,
             trust_remote_code=args.trust_remote_code,
             device=args.device,
@@ -286,6 +286,20 @@ def load_restorer(args: argparse.Namespace):
         )
     except (OSError, ValueError) as error:  # FileNotFoundError and CheckpointError included
         raise Fault(one_line(error)) from None
+    if getattr(args, "verbose", False):
+        _report_execution(args.model, restorer.execution_plan, as_json=bool(getattr(args, "json", False)))
+    return restorer
+
+
+def _report_execution(model: str, plan, as_json: bool) -> None:
+    """The model, how it runs and why, and the machine, on stderr (one JSON object, or one line)."""
+    from .hardware import detect_hardware
+
+    machine = detect_hardware()
+    if as_json:
+        print(json.dumps({"model": model, "execution": plan.as_dict(), "machine": machine.as_dict()}), file=sys.stderr)
+    else:
+        print(f"model {model}: {plan.describe()}; machine: {machine.describe()}", file=sys.stderr)
 
 
 def restore(args) -> int:
@@ -502,12 +516,13 @@ def export_onnx(args) -> int:
     try:
         folder = _checkpoint_folder(args.path)
         result = export(
-            folder, args.output, int8=args.int8, per_channel=args.per_channel, parity_texts=texts, overwrite=args.overwrite
+            folder, args.output, int8=args.int8, per_channel=args.per_channel, weight_type=args.weight_type,
+            parity_texts=texts, overwrite=args.overwrite,
         )
     except (OSError, ValueError, ImportError, RuntimeError) as error:  # FileNotFoundError, FileExistsError, CheckpointError
         return _error(error)
     info, parity = result.info, result.parity
-    precision = f"int8, per {'channel' if args.per_channel else 'tensor'}" if args.int8 else "fp32"
+    precision = f"{args.weight_type} weights, per {'channel' if args.per_channel else 'tensor'}" if args.int8 else "fp32"
     print(f"wrote {result.path}: model.onnx {info['size_bytes'] / 1e6:.1f} MB ({precision}), from {args.path}")
     print(
         f"agreement with the torch model on {parity['words']} words of {parity['texts']} transcripts: punctuation "
@@ -538,8 +553,8 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--dtype", choices=DTYPE_CHOICES, default="auto",
-        help="model dtype; auto: bf16 on CPUs with bf16 matrix units (AMX), else the checkpoint's "
-        "(default: %(default)s)",
+        help="model dtype; auto: chosen by what this machine has (the default's int8 ONNX Runtime graph on CPUs "
+        "without AMX, bf16 where the CPU or GPU computes in it, else fp32; --verbose says which) (default: %(default)s)",
     )
     parser.add_argument(
         "--window-words", type=int, default=DEFAULT_WINDOW_WORDS, help="words per model window (default: %(default)s)"
@@ -551,6 +566,11 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--trust-remote-code", action="store_true",
         help="allow a checkpoint whose model type this library does not know to run its own code (default: refuse)",
+    )
+    parser.add_argument(
+        "-v", "--verbose", action="store_true",
+        help="say on stderr how the model runs (runtime, precision, device), why, and on what machine "
+        "(one JSON object with --json)",
     )
 
 
@@ -684,6 +704,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     onnx_parser.add_argument(
         "--per-channel", action="store_true", help="with --int8: one scale per output channel instead of per tensor"
+    )
+    onnx_parser.add_argument(
+        "--weight-type", choices=("uint8", "int8"), default="uint8",
+        help="with --int8: uint8 (symmetric, exact on every x86 CPU; default) or int8 (faster on CPUs with VNNI, "
+        "saturates on x86 CPUs without it)",
     )
     onnx_parser.add_argument(
         "--parity-file", metavar="FILE",

@@ -27,6 +27,8 @@ from transformers.pipelines import PIPELINE_REGISTRY
 
 from .auto import AutoModelForJointTokenClassification
 from .embedded import DEFAULT_MODEL_DIR, embedded_model_dir
+from .execution import ONNXRUNTIME, TORCH, ExecutionPlan
+from .hardware import plan_execution
 from .labels import LabelScheme
 from .models import MODEL_FAMILIES
 from .pipelines import PunctCasePipeline
@@ -299,11 +301,13 @@ def load_pipeline(
     transformers never asks on stdin. Other keyword arguments go to ``pipeline()``.
     """
     arguments = {"model": resolve_model(model, trust_remote_code=trust_remote_code), **kwargs}
+    plan = _apply_plan(arguments)
     if is_onnx_dir(arguments["model"]):
-        return onnx_pipeline(arguments.pop("model"), **arguments)
-    if _loads_on_cpu(arguments) and arguments.get("dtype", "auto") == "auto":
-        arguments["dtype"] = default_dtype()
-    return _transformers_pipeline()(TASK, trust_remote_code=trust_remote_code, **arguments)
+        pipe = onnx_pipeline(arguments.pop("model"), **arguments)
+    else:
+        pipe = _transformers_pipeline()(TASK, trust_remote_code=trust_remote_code, **arguments)
+    pipe.execution_plan = plan or pipe.execution_plan
+    return pipe
 
 
 def register_pipeline() -> None:
@@ -336,8 +340,7 @@ def _checked_pipeline(original):
     model folder (:func:`check_model_dir`: ``model="/nope"`` is a FileNotFoundError naming the path,
     not transformers' "Repo id must use alphanumeric chars"), passes ``trust_remote_code=False``
     when the caller gave none (transformers would otherwise ask on stdin for a folder whose model type
-    it does not know), and loads the model in :func:`default_dtype` when no dtype is given and it goes
-    on the CPU. Every other task goes to ``original`` untouched."""
+    it does not know), and runs the model as :func:`~hf_punctcase.hardware.plan_execution` plans when no dtype is given. Every other task goes to ``original`` untouched."""
     signature = inspect.signature(original)
 
     @functools.wraps(original)
@@ -357,14 +360,19 @@ def _checked_pipeline(original):
         model = bound.arguments.get("model")
         if isinstance(model, (str, os.PathLike)) and _looks_local(str(model)):
             bound.arguments["model"] = check_model_dir(Path(model).expanduser(), trust_remote_code=bool(trust))
-            if is_onnx_dir(bound.arguments["model"]):
-                arguments = dict(bound.arguments)
-                arguments.pop("task")
-                arguments.update(arguments.pop("kwargs", {}))
-                return onnx_pipeline(arguments.pop("model"), **arguments)
-        if _loads_on_cpu(bound.arguments) and bound.arguments.get("dtype", "auto") == "auto":
-            bound.arguments["dtype"] = default_dtype()
-        return original(*bound.args, **bound.kwargs)
+        arguments = dict(bound.arguments)
+        arguments.pop("task")
+        arguments.update(arguments.pop("kwargs", {}))
+        plan = _apply_plan(arguments)
+        if isinstance(arguments.get("model"), (str, os.PathLike)) and is_onnx_dir(arguments["model"]):
+            pipe = onnx_pipeline(arguments.pop("model"), **arguments)
+        else:
+            if plan is not None and plan.torch_dtype is not None:
+                bound.arguments["dtype"] = plan.torch_dtype
+            pipe = original(*bound.args, **bound.kwargs)
+        if isinstance(pipe, PunctCasePipeline):
+            pipe.execution_plan = plan or pipe.execution_plan
+        return pipe
 
     pipeline._punct_case_checked = True
     return pipeline
@@ -417,27 +425,30 @@ def onnx_pipeline(
     )
 
 
-def default_dtype():
-    """The dtype the punct-case pipeline loads a model in when none is given: bf16 on a CPU with bf16
-    matrix units (same dev F1, 2.7× the words/s of fp32: docs/benchmarks.md), else the checkpoint's."""
-    import torch
-
-    from .pipelines import native_bf16_cpu
-
-    return torch.bfloat16 if native_bf16_cpu() else "auto"
-
-
-def _loads_on_cpu(arguments: dict) -> bool:
-    """Whether ``pipeline(**arguments)`` will load a model by name (not use a model object) onto the CPU."""
+def _apply_plan(arguments: dict) -> ExecutionPlan | None:
+    """Plan how ``pipeline(**arguments)`` runs a model it loads by name (:func:`~hf_punctcase.hardware.plan_execution`)
+    and set the arguments to match: the dtype of a torch plan, or the folder of the cached int8 graph
+    (:func:`~hf_punctcase.export.cache.int8_graph`) of an ONNX Runtime one. None for a model object or
+    a ``device_map``, which are used as they are."""
     model = arguments.get("model")
-    if model is not None and not isinstance(model, (str, os.PathLike)):
-        return False
-    if arguments.get("device_map") is not None:
-        return False
-    device = arguments.get("device")
-    if device is None or (isinstance(device, int) and device < 0):
-        return True
-    return str(device).split(":")[0] == "cpu"
+    if (model is not None and not isinstance(model, (str, os.PathLike))) or arguments.get("device_map") is not None:
+        return None
+    dtype = arguments.get("dtype")
+    plan = plan_execution(model, device=arguments.get("device"), dtype=dtype)
+    if plan.runtime == ONNXRUNTIME and not (model is not None and is_onnx_dir(model)):
+        from .export.cache import int8_graph
+
+        try:
+            arguments["model"] = str(int8_graph(model))
+        except (ImportError, OSError) as error:
+            fallback = plan_execution(model, device=arguments.get("device"), dtype=dtype, int8_graph=False)
+            plan = ExecutionPlan(
+                fallback.runtime, fallback.precision, fallback.device,
+                f"{fallback.reason} (the int8 graph could not be built: {one_line(error)})",
+            )
+    if plan.runtime == TORCH and dtype in (None, "auto"):
+        arguments["dtype"] = plan.torch_dtype
+    return plan
 
 
 def _install_checked_pipeline() -> None:

@@ -24,6 +24,41 @@ VOCABULARY = (
 ).split()
 
 
+#: The dtype the tiny pipeline runs in: float32, or bfloat16 to run the suite in bf16
+#: (HF_PUNCTCASE_TEST_DTYPE=bfloat16 python -m pytest); no test depends on which CPU runs it.
+TEST_DTYPE = getattr(torch, os.environ.get("HF_PUNCTCASE_TEST_DTYPE", "float32"))
+#: How far two runs of one model on the same words may differ in a probability when the batch, the
+#: padding or the kernels differ (bf16 rounds to 8 bits of mantissa).
+PROBABILITY_TOLERANCE = 1e-4 if TEST_DTYPE == torch.float32 else 3e-2
+
+
+def assert_same_restoration(actual, expected, atol: float = PROBABILITY_TOLERANCE) -> None:
+    """Two pipeline results (or lists of them) of the same words, called with return_probabilities=True:
+    the probabilities within ``atol``, and each label equal where the model is confident (its best
+    label ahead of the next by more than 2 × ``atol``); the text equal where every label is."""
+    import numpy as np
+
+    if isinstance(expected, list):
+        assert isinstance(actual, list) and len(actual) == len(expected)
+        for one, other in zip(actual, expected):
+            assert_same_restoration(one, other, atol)
+        return
+    assert len(actual["words"]) == len(expected["words"])
+    confident_everywhere = True
+    for task, field in (("punct", "punctuation"), ("case", "casing")):
+        got, want = actual["probabilities"][task], expected["probabilities"][task]
+        np.testing.assert_allclose(got, want, atol=atol, rtol=0)
+        if len(want) == 0:
+            continue
+        ranked = np.sort(want, axis=-1)
+        confident = ranked[:, -1] - ranked[:, -2] > 2 * atol
+        confident_everywhere &= bool(confident.all())
+        for index in np.flatnonzero(confident):
+            assert actual["words"][index][field] == expected["words"][index][field], (task, index)
+    if confident_everywhere:
+        assert actual["text"] == expected["text"]
+
+
 def random_text(rng: random.Random, num_words: int) -> str:
     return " ".join(rng.choice(VOCABULARY) for _ in range(num_words))
 
@@ -74,8 +109,9 @@ def tiny_model_dir(tmp_path_factory, tiny_model, tiny_tokenizer) -> str:
 
 @pytest.fixture(scope="session")
 def tiny_pipeline(tiny_model_dir):
-    # fp32 whatever the CPU: tests compare it with pipelines built elsewhere (a subprocess, the Hub)
-    return hf_punctcase.load_pipeline(tiny_model_dir, dtype=torch.float32)
+    # TEST_DTYPE (fp32 unless asked) whatever the CPU: tests compare it with pipelines built elsewhere
+    # (a subprocess, the Hub), which load in the same dtype
+    return hf_punctcase.load_pipeline(tiny_model_dir, dtype=TEST_DTYPE)
 
 
 @pytest.fixture(scope="session")

@@ -97,13 +97,13 @@ def test_device_dtype_and_window_options(tiny_model_dir, monkeypatch, capsys):
     import torch
 
     from hf_punctcase.cli import build_parser, load_restorer
-    from hf_punctcase.pipelines import native_bf16_cpu
+    from hf_punctcase.hardware import detect_hardware
 
     def restorer(*options):
         return load_restorer(build_parser().parse_args(["restore", "-m", tiny_model_dir, *options]))
 
     auto = restorer()
-    assert auto.device.type == "cpu" and auto.model.dtype == (torch.bfloat16 if native_bf16_cpu() else torch.float32)
+    assert auto.device.type == "cpu" and auto.model.dtype == (torch.bfloat16 if detect_hardware().cpu_bf16 else torch.float32)
     assert restorer("--dtype", "float32").model.dtype == torch.float32
     assert restorer("--dtype", "bfloat16", "--device", "cpu").model.dtype == torch.bfloat16
     windows = restorer("--window-words", "10", "--context-words", "2")

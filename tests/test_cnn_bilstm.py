@@ -260,18 +260,27 @@ def test_finetune_recipe_trains_the_family_from_scratch(tmp_path):
     tokenizer_dir = train_tokenizer_recipe.main([
         "--output_dir", str(tmp_path / "tok"), "--train_corpora", f"text:{corpus}", "--vocab_size", "150",
     ])
-    final = finetune.main([
-        "--model_family", "cnn_bilstm", "--tokenizer_name_or_path", str(tokenizer_dir),
-        "--config_overrides", "embedding_size=16,hidden_size=16",
-        "--output_dir", str(tmp_path / "run"), "--train_corpora", f"text:{corpus}", "--eval_corpora", f"text:{corpus}",
-        "--per_device_train_batch_size", "4", "--learning_rate", "1e-3", "--max_steps", "4",
-        "--eval_strategy", "steps", "--eval_steps", "2", "--save_steps", "2", "--save_total_limit", "1",
-        "--load_best_model_at_end", "--metric_for_best_model", "punct_overall_f1",
-        "--report_to", "none", "--use_cpu", "--seed", "0", "--disable_tqdm", "true",
-        "--window_words", "40", "--max_seq_length", "96",
-    ])
+
+    def train(max_steps: int, *options: str):
+        return finetune.main([
+            "--model_family", "cnn_bilstm", "--tokenizer_name_or_path", str(tokenizer_dir),
+            "--config_overrides", "embedding_size=16,hidden_size=16",
+            "--output_dir", str(tmp_path / "run"), "--train_corpora", f"text:{corpus}", "--eval_corpora", f"text:{corpus}",
+            "--per_device_train_batch_size", "4", "--learning_rate", "1e-3", "--max_steps", str(max_steps),
+            "--eval_strategy", "steps", "--eval_steps", "2", "--save_steps", "2", "--save_total_limit", "1",
+            "--load_best_model_at_end", "--metric_for_best_model", "punct_overall_f1",
+            "--report_to", "none", "--use_cpu", "--seed", "0", "--disable_tqdm", "true",
+            "--window_words", "40", "--max_seq_length", "96", *options,
+        ])
+
+    # bf16 as the recipes ask: autocast where the CPU computes in bf16, fp32 (with a warning) where it
+    # would be emulated and oneDNN has no bf16 LSTM
+    final = train(4, "--bf16", "true")
     summary = json.loads((final / "training_summary.json").read_text())
     assert summary["global_step"] == 4 and summary["init"].startswith("none")
+    # the same command with resume_from_checkpoint "latest" goes on from the newest checkpoint
+    resumed = json.loads((train(6, "--resume_from_checkpoint", "latest") / "training_summary.json").read_text())
+    assert resumed["global_step"] == 6 and resumed["resumed_from_step"] == 4
     config = json.loads((final / "config.json").read_text())
     assert config["model_type"] == "cnn_bilstm_punct_case" and config["hidden_size"] == 16
     assert config["punct_loss_weight"] == 0.7  # the family's α

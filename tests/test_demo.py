@@ -36,6 +36,8 @@ def test_restore_transcript_gives_the_pipelines_text_and_a_word_per_entry(tiny_m
     assert "".join(token for token, _ in highlighted).split() == text.split()
     assert {label for _, label in highlighted} <= {None, "unsure"}
     assert "10 words" in figures and "words/s" in figures
+    plan = restorers["tiny"].execution_plan
+    assert f"{plan.runtime} {plan.precision} on {plan.device}" in figures
     punctuation_only = restore_transcript(restorers, TRANSCRIPT, "tiny", tasks="punctuation only")[0]
     assert punctuation_only == hf_punctcase.load_pipeline(tiny_model_dir)(TRANSCRIPT, tasks=("punct",))["text"]
     assert restore_transcript(restorers, "   ", "tiny")[0] == ""

@@ -185,7 +185,7 @@ def test_cli_exports_and_prints_the_agreement(tiny_cnn_dir, tmp_path, monkeypatc
         "export-onnx", tiny_cnn_dir, str(output), "--int8", "--per-channel", "--overwrite", "--parity-file", str(parity),
     ])
     assert code == 0, err
-    assert "(int8, per channel)" in out and "of 2 transcripts" in out
+    assert "(uint8 weights, per channel)" in out and "of 2 transcripts" in out
     assert json.loads((output / "onnx_export.json").read_text())["precision"] == "int8"
 
 

@@ -297,3 +297,18 @@ def test_training_for_int8_storage_computes_what_the_stored_model_computes(decis
     kinds = {type(module) for module in model.modules()}
     assert not any(kind.__name__.startswith("FakeQuantized") for kind in kinds)
     assert all(torch.equal(value, float_weights[name]) for name, value in model.state_dict().items())
+
+
+def test_an_int8_stored_checkpoint_exports_to_onnx_from_its_dequantized_weights(quantized_dir, tmp_path):
+    from hf_punctcase.export.onnx import export_onnx
+
+    fp32 = export_onnx(quantized_dir, tmp_path / "fp32")
+    config = json.loads((fp32.path / "config.json").read_text())
+    assert "quantization_config" not in config  # the graph's weights are plain, not torchao's
+    assert fp32.parity["punct_agreement"] == 1.0 and fp32.parity["case_agreement"] == 1.0
+    pipe = hf_punctcase.load_pipeline(str(fp32.path))
+    assert _restore(pipe) == _restore(hf_punctcase.load_pipeline(quantized_dir, dtype=torch.float32))
+    int8 = export_onnx(quantized_dir, tmp_path / "int8", int8=True, per_channel=True)
+    assert "quantization_config" not in json.loads((int8.path / "config.json").read_text())
+    plan = hf_punctcase.load_pipeline(str(int8.path)).execution_plan
+    assert (plan.runtime, plan.precision) == ("onnxruntime", "int8")

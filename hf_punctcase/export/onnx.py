@@ -179,10 +179,25 @@ class _QuietPreprocessingAdvice(logging.Filter):
         return "pre-processing before quantization" not in record.getMessage()
 
 
-def quantize_int8(source: str | os.PathLike, target: str | os.PathLike, per_channel: bool = False) -> None:
+#: Weight types of int8 export. ``uint8``: symmetric around 128 (the same grid as signed int8), run by
+#: ONNX Runtime's u8×u8 kernels, exact on every x86 CPU. ``int8``: u8×s8 kernels, faster on CPUs with
+#: VNNI, but x86 CPUs without VNNI add their products in saturating 16-bit pairs, which wrecks a
+#: transformer's outputs (the default's TED dev F1 fell to 0 on an AVX2 CPU, docs/benchmarks.md).
+WEIGHT_TYPES = ("uint8", "int8")
+
+
+def quantize_int8(
+    source: str | os.PathLike,
+    target: str | os.PathLike,
+    per_channel: bool = False,
+    weight_type: str = "uint8",
+    op_types: Sequence[str] = INT8_OP_TYPES,
+) -> None:
     """Dynamic int8 quantisation of an fp32 graph with ONNX Runtime: the weights of
-    :data:`INT8_OP_TYPES` stored as int8, one scale per tensor (or per output channel with
-    ``per_channel``), activations quantised at run time."""
+    :data:`INT8_OP_TYPES` stored in 8 bits (``weight_type``, :data:`WEIGHT_TYPES`), symmetric, one scale
+    per tensor (or per output channel with ``per_channel``), activations quantised at run time."""
+    if weight_type not in WEIGHT_TYPES:
+        raise ValueError(f"weight_type {weight_type!r} is not one of {', '.join(WEIGHT_TYPES)}")
     try:
         from onnxruntime.quantization import QuantType, quantize_dynamic
     except ImportError as error:
@@ -194,8 +209,9 @@ def quantize_int8(source: str | os.PathLike, target: str | os.PathLike, per_chan
     root.addFilter(quiet)
     try:
         quantize_dynamic(
-            str(source), str(target), op_types_to_quantize=list(INT8_OP_TYPES), per_channel=per_channel,
-            weight_type=QuantType.QInt8,
+            str(source), str(target), op_types_to_quantize=list(op_types), per_channel=per_channel,
+            weight_type=QuantType.QUInt8 if weight_type == "uint8" else QuantType.QInt8,
+            extra_options={"WeightSymmetric": True},
         )
     finally:
         root.removeFilter(quiet)
@@ -260,6 +276,8 @@ def export_onnx(
     *,
     int8: bool = False,
     per_channel: bool = False,
+    weight_type: str = "uint8",
+    op_types: Sequence[str] = INT8_OP_TYPES,
     parity_texts: Sequence[str] | None = None,
     opset: int = DEFAULT_OPSET,
     overwrite: bool = False,
@@ -269,7 +287,10 @@ def export_onnx(
 
     ``checkpoint`` is a checkpoint folder, ``"default"`` (the embedded model) or a Hub id. The graph is
     traced in fp32 (:func:`write_onnx`); with ``int8`` it is quantised (:func:`quantize_int8`,
-    ``per_channel`` for a scale per output channel) and ``model.onnx`` holds the int8 graph. Then the
+    ``per_channel`` for a scale per output channel, ``weight_type`` one of :data:`WEIGHT_TYPES`, the
+    operators ``op_types``) and
+    ``model.onnx`` holds the int8 graph. An int8-stored checkpoint is exported from its dequantized
+    weights, which per-channel int8 export stores on the same grid again. Then the
     ``punct-case`` pipeline restores ``parity_texts`` (default :data:`PARITY_TEXTS`) with the torch
     model and with the ONNX one (:func:`label_agreement`); the result is in ``onnx_export.json`` and
     the card. ``out_dir`` is written whole or not at all; an existing one raises ``FileExistsError``
@@ -284,6 +305,8 @@ def export_onnx(
 
     if per_channel and not int8:
         raise ValueError("per_channel applies to int8 export only")
+    if weight_type not in WEIGHT_TYPES:
+        raise ValueError(f"weight_type {weight_type!r} is not one of {', '.join(WEIGHT_TYPES)}")
     import_onnxruntime()  # fail before any work when ONNX Runtime is missing
     folder = resolve_model(str(checkpoint))
     out_dir = Path(out_dir).expanduser()
@@ -291,12 +314,7 @@ def export_onnx(
         raise ValueError(f"output {out_dir} is the checkpoint itself; write to another folder")
     if (out_dir.exists() or out_dir.is_symlink()) and not overwrite:
         raise FileExistsError(f"output {out_dir} exists; pass --overwrite (overwrite=True) to replace it")
-    config_file = Path(folder) / "config.json"
-    if config_file.is_file() and "quantization_config" in json.loads(config_file.read_text(encoding="utf-8")):
-        raise ValueError(
-            f"model path {folder} is stored quantized; export the checkpoint it was quantized from (int8=True "
-            "quantizes the ONNX graph)"
-        )
+    # An int8-stored checkpoint (the embedded default among them) loads dequantized, as fp32 parameters.
     model = AutoModelForJointTokenClassification.from_pretrained(folder, dtype=torch.float32, trust_remote_code=False).eval()
     tokenizer = AutoTokenizer.from_pretrained(folder, trust_remote_code=False)
     source_card = (Path(folder) / "README.md").read_text(encoding="utf-8") if (Path(folder) / "README.md").is_file() else None
@@ -304,10 +322,12 @@ def export_onnx(
         traced = staging / (ONNX_MODEL_FILE + ".fp32") if int8 else staging / ONNX_MODEL_FILE
         outputs = write_onnx(model, traced, opset)
         if int8:
-            quantize_int8(traced, staging / ONNX_MODEL_FILE, per_channel)
+            quantize_int8(traced, staging / ONNX_MODEL_FILE, per_channel, weight_type, op_types)
             traced.unlink()
         config = copy.deepcopy(model.config)
-        for name in ("auto_map", "custom_pipelines"):  # the code files they name stay with the checkpoint
+        # The code files auto_map and custom_pipelines name stay with the checkpoint; the graph's weights
+        # are plain fp32 or ONNX Runtime's int8, never the torch checkpoint's storage quantization.
+        for name in ("auto_map", "custom_pipelines", "quantization_config"):
             if getattr(config, name, None) is not None:
                 delattr(config, name)
         config.save_pretrained(staging)
@@ -317,8 +337,8 @@ def export_onnx(
             "file": ONNX_MODEL_FILE,
             "precision": "int8" if int8 else "fp32",
             "quantization": {
-                "method": "onnxruntime dynamic", "weight_type": "int8", "per_channel": per_channel,
-                "op_types": list(INT8_OP_TYPES),
+                "method": "onnxruntime dynamic", "weight_type": weight_type, "per_channel": per_channel,
+                "op_types": list(op_types),
             } if int8 else None,
             "opset": opset,
             "inputs": list(INPUT_NAMES),
@@ -344,6 +364,7 @@ __all__ = [
     "INT8_OP_TYPES",
     "OnnxExport",
     "PARITY_TEXTS",
+    "WEIGHT_TYPES",
     "export_card",
     "export_onnx",
     "label_agreement",

@@ -1,7 +1,7 @@
 """Pipelines over backends: the ``"punct-case"`` transformers pipeline, the torch backend and the ONNX
 Runtime backend."""
 
-from .backends import OnnxBackend, OnnxModel, TorchBackend, backend_for, native_bf16_cpu
+from .backends import OnnxBackend, OnnxModel, TorchBackend, backend_for
 from .punct_case import DEFAULT_CONTEXT_WORDS, DEFAULT_WINDOW_WORDS, PunctCasePipeline
 
 __all__ = [
@@ -12,5 +12,4 @@ __all__ = [
     "PunctCasePipeline",
     "TorchBackend",
     "backend_for",
-    "native_bf16_cpu",
 ]

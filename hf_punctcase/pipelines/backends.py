@@ -99,11 +99,4 @@ def backend_for(model) -> TorchBackend | OnnxBackend:
     return model.backend if isinstance(model, OnnxModel) else TorchBackend(model)
 
 
-def native_bf16_cpu() -> bool:
-    """Whether this CPU has bf16 matrix units (AMX), where bf16 inference is faster than fp32 at the
-    same dev F1 (benchmarks/speed.py, docs/benchmarks.md)."""
-    probe = getattr(torch.cpu, "_is_amx_tile_supported", None)
-    return bool(probe and probe())
-
-
-__all__ = ["OnnxBackend", "OnnxModel", "TorchBackend", "backend_for", "native_bf16_cpu", "task_logits"]
+__all__ = ["OnnxBackend", "OnnxModel", "TorchBackend", "backend_for", "task_logits"]

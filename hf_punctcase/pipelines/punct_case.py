@@ -22,6 +22,7 @@ import numpy as np
 import torch
 from transformers.pipelines.base import ChunkPipeline
 
+from ..execution import ONNXRUNTIME, TORCH, ExecutionPlan
 from ..labels import LabelScheme
 from ..restoration import (
     DEFAULT_CONTEXT_WORDS,
@@ -41,7 +42,7 @@ from ..restoration import (
     split_words,
     word_probabilities,
 )
-from .backends import backend_for
+from .backends import OnnxModel, backend_for
 
 
 class PunctCasePipeline(ChunkPipeline):
@@ -87,10 +88,10 @@ class PunctCasePipeline(ChunkPipeline):
         progress (`bool`, *optional*): show a tqdm bar (over transcripts for a list, over windows for
             one long transcript); default: when stderr is a terminal and there are more than 20 of them.
 
-    The model runs in the dtype it has. ``pipeline("punct-case", model=...)`` without a ``dtype`` loads
-    it in bf16 on a CPU with bf16 matrix units (AMX; :func:`~hf_punctcase.pipelines.native_bf16_cpu`):
-    the same dev F1 at 2.7× the words/s of fp32 (docs/benchmarks.md); elsewhere in the checkpoint's
-    dtype. A model object passed in is used as it is.
+    The model runs in the dtype it has. ``pipeline("punct-case", model=...)`` without a ``dtype`` picks
+    the runtime and precision by what the machine has (:func:`hf_punctcase.plan_execution`: the
+    default's int8 ONNX Runtime graph on CPUs without AMX, bf16 where the CPU or GPU computes in it,
+    else fp32); ``execution_plan`` says what was chosen and why. A model object passed in is used as it is.
     """
 
     def __init__(self, *args, **kwargs):
@@ -103,6 +104,14 @@ class PunctCasePipeline(ChunkPipeline):
         self.max_length = max_input_length(self.model.config.max_position_embeddings, self.tokenizer.model_max_length)
         #: Whether each word gets ``disfluent`` and ``remove_disfluencies=True`` works.
         self.has_disfluency_head = bool(getattr(self.model.config, "disfluency_labels", None))
+        #: How the model runs and why (:class:`~hf_punctcase.hardware.ExecutionPlan`); loading by name
+        #: replaces this description of the model as given with the plan that chose it.
+        self.execution_plan = ExecutionPlan(
+            ONNXRUNTIME if isinstance(self.model, OnnxModel) else TORCH,
+            str(getattr(self.model, "dtype", "float32")).removeprefix("torch."),
+            str(self.device),
+            "the model as given",
+        )
 
     def save_pretrained(self, save_directory, **kwargs):
         """Save the model (with the code that loads it and this pipeline without the plugin) and the

@@ -56,10 +56,17 @@ class OnnxBackend:
     returns ``{task: probabilities}``, NumPy float32 arrays of shape ``(batch, sequence, labels)``, one
     per ``<task>_logits`` output of the graph.
 
+    A graph quantised dynamically (its activations quantised at run time with one scale per tensor,
+    as ``onnx_export.json`` records) runs one sequence at a time, each cut to its own length: one
+    scale over a whole batch would make a sequence's outputs depend on its batch mates and padding.
+    Every other graph runs the batch at once.
+
     Args:
         model: the ``.onnx`` file, or an exported folder (its :data:`ONNX_MODEL_FILE`).
         providers: ONNX Runtime execution providers, in order of preference (default: the CPU).
         intra_op_num_threads: threads for one operator (default: ONNX Runtime's, one per physical core).
+        one_sequence_at_a_time: run each sequence alone (default: where the export record says the
+            graph quantises activations dynamically).
     """
 
     def __init__(
@@ -68,6 +75,7 @@ class OnnxBackend:
         *,
         providers: Sequence[str] | None = None,
         intra_op_num_threads: int | None = None,
+        one_sequence_at_a_time: bool | None = None,
     ):
         ort = import_onnxruntime()
         path = Path(model)
@@ -91,6 +99,9 @@ class OnnxBackend:
         }
         if not self.outputs:
             raise ValueError(f"ONNX model {path} has no <task>_logits output")
+        if one_sequence_at_a_time is None:
+            one_sequence_at_a_time = quantizes_dynamically(path.parent / EXPORT_INFO_FILE)
+        self.one_sequence_at_a_time = one_sequence_at_a_time
 
     @property
     def num_labels(self) -> dict[str, int | None]:
@@ -99,12 +110,38 @@ class OnnxBackend:
         return {task: (shapes[name][-1] if isinstance(shapes[name][-1], int) else None) for task, name in self.outputs.items()}
 
     def __call__(self, input_ids, attention_mask) -> dict[str, np.ndarray]:
-        feeds = {
-            "input_ids": np.asarray(input_ids, dtype=np.int64),
-            "attention_mask": np.asarray(attention_mask, dtype=np.int64),
-        }
-        logits = self.session.run(list(self.outputs.values()), feeds)
-        return {task: softmax(values) for task, values in zip(self.outputs, logits)}
+        input_ids = np.asarray(input_ids, dtype=np.int64)
+        attention_mask = np.asarray(attention_mask, dtype=np.int64)
+        names = list(self.outputs.values())
+        if not self.one_sequence_at_a_time:
+            logits = self.session.run(names, {"input_ids": input_ids, "attention_mask": attention_mask})
+            return {task: softmax(values) for task, values in zip(self.outputs, logits)}
+        batch, length = input_ids.shape
+        result: dict[str, np.ndarray] = {}
+        for row, size in enumerate(attention_mask.sum(axis=1).tolist()):
+            size = max(int(size), 1)  # padding is on the right: the sequence is its first `size` subwords
+            feeds = {"input_ids": input_ids[row : row + 1, :size], "attention_mask": attention_mask[row : row + 1, :size]}
+            for task, values in zip(self.outputs, self.session.run(names, feeds)):
+                if task not in result:
+                    # Positions past a sequence's end read as uniform probabilities; nothing reads them.
+                    result[task] = np.full((batch, length, values.shape[-1]), 1.0 / values.shape[-1], dtype=np.float32)
+                result[task][row, :size] = softmax(values[0])
+        return result
 
 
-__all__ = ["EXPORT_INFO_FILE", "INPUT_NAMES", "LOGITS_SUFFIX", "ONNX_MODEL_FILE", "OnnxBackend", "import_onnxruntime", "softmax"]
+def quantizes_dynamically(export_info: str | os.PathLike) -> bool:
+    """Whether an export record (``onnx_export.json``) says the graph quantises activations at run time."""
+    import json
+
+    try:
+        info = json.loads(Path(export_info).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    quantization = info.get("quantization") if isinstance(info, dict) else None
+    return isinstance(quantization, dict) and "dynamic" in str(quantization.get("method", ""))
+
+
+__all__ = [
+    "EXPORT_INFO_FILE", "INPUT_NAMES", "LOGITS_SUFFIX", "ONNX_MODEL_FILE", "OnnxBackend", "import_onnxruntime",
+    "quantizes_dynamically", "softmax",
+]

@@ -32,6 +32,7 @@ from pathlib import Path
 
 import datasets
 import torch
+from transformers.trainer_utils import get_last_checkpoint
 from transformers import (
     AutoConfig,
     AutoTokenizer,
@@ -313,6 +314,21 @@ def describe_machine(training_args: TrainingArguments) -> str:
 # ---- the run ---------------------------------------------------------------------------------------
 
 
+def fall_back_from_emulated_bf16(training_args: TrainingArguments) -> None:
+    """A recipe's ``bf16: true`` on a CPU without bf16 matrix instructions (AMX, avx512_bf16, ARM BF16)
+    trains in fp32 instead, with a warning: bf16 there is emulated (slower than fp32) and oneDNN has no
+    bf16 LSTM for it (the CNN-BiLSTM family fails at its first step)."""
+    from ..hardware import detect_hardware
+
+    on_cpu = training_args.use_cpu or not (torch.cuda.is_available() or torch.backends.mps.is_available())
+    hardware = detect_hardware()
+    if training_args.bf16 and on_cpu and not hardware.cpu_bf16:
+        logger.warning("bf16 asked for, but %s has no bf16 matrix instructions: training in fp32", hardware.describe())
+        training_args.bf16 = False
+        if training_args.mixed_precision == "bf16":  # what the Trainer hands accelerate, set from bf16 at parse time
+            training_args.mixed_precision = "no"
+
+
 def run(
     model_args: ModelArguments,
     data_args: DataArguments,
@@ -325,6 +341,7 @@ def run(
     With ``distillation``, the teacher labels the training mixture with its per-word logits
     (:func:`~hf_punctcase.training.distillation.label_with_teacher`) and the DistillationTrainer trains
     on them. ``command`` is recorded in training_summary.json and the card, to say how to rerun it."""
+    fall_back_from_emulated_bf16(training_args)
     set_seed(training_args.seed)
     scheme = LabelScheme()
     train_specs = [CorpusSpec.parse(s) for s in data_args.train_corpora]
@@ -412,6 +429,11 @@ def run(
         callbacks=callbacks,
         **trainer_kwargs,
     )
+    if training_args.resume_from_checkpoint == "latest":
+        # A run that spans sessions restarts with the same command: from its newest checkpoint, if any.
+        training_args.resume_from_checkpoint = (
+            get_last_checkpoint(training_args.output_dir) if Path(training_args.output_dir).is_dir() else None
+        )
     # Read now: with save_total_limit the Trainer deletes the checkpoint it resumed from once newer ones exist.
     resumed_from_step = checkpoint_step(training_args.resume_from_checkpoint)
     start = time.time()

@@ -1,0 +1,37 @@
+"""How a model runs: :class:`ExecutionPlan`, what :func:`hf_punctcase.plan_execution` decides and every
+punct-case pipeline carries as ``execution_plan``. No package imports: it travels in the remote-code bundle."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+#: Runtimes a plan can name.
+TORCH, ONNXRUNTIME = "torch", "onnxruntime"
+
+
+@dataclass(frozen=True)
+class ExecutionPlan:
+    """How a model runs: which runtime, in which precision, on which device, and why."""
+
+    runtime: str
+    precision: str
+    device: str
+    reason: str
+
+    @property
+    def torch_dtype(self):
+        """The torch dtype of a torch plan (None for ONNX Runtime, whose graph fixes its precision)."""
+        if self.runtime != TORCH:
+            return None
+        import torch
+
+        return getattr(torch, self.precision)
+
+    def describe(self) -> str:
+        return f"{self.runtime} {self.precision} on {self.device}: {self.reason}"
+
+    def as_dict(self) -> dict[str, str]:
+        return asdict(self)
+
+
+__all__ = ["ONNXRUNTIME", "TORCH", "ExecutionPlan"]

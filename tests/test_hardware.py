@@ -1,0 +1,110 @@
+"""The rule that picks runtime and precision, on every kind of machine (described, not detected), and
+the cached int8 graph the default runs on CPUs without AMX."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+import torch
+
+import hf_punctcase
+from hf_punctcase.embedded import DEFAULT_MODEL_DIR, ON_DEVICE_MODEL_DIR
+from hf_punctcase.hardware import Hardware, detect_hardware, plan_execution
+
+PLAIN = Hardware(cpu="test CPU", machine="x86_64", cpus=2, isa="AVX2")
+AMX = Hardware(cpu="test CPU", machine="x86_64", cpus=2, isa="AVX512", amx=True, avx512_bf16=True, vnni=True)
+ZEN4 = Hardware(cpu="test CPU", machine="x86_64", cpus=2, isa="AVX512", avx512_bf16=True, vnni=True)
+GRAVITON = Hardware(cpu="test CPU", machine="aarch64", cpus=2, isa="DEFAULT", arm_bf16=True)
+H100 = Hardware(cpu="test CPU", machine="x86_64", cpus=2, isa="AVX2", cuda=("H100",), cuda_bf16=True)
+T4 = Hardware(cpu="test CPU", machine="x86_64", cpus=2, isa="AVX2", cuda=("T4",), cuda_bf16=False)
+
+
+@pytest.mark.parametrize(
+    "hardware, model, device, expected",
+    [
+        (PLAIN, "default", None, ("onnxruntime", "int8", "cpu")),
+        (ZEN4, "default", None, ("onnxruntime", "int8", "cpu")),
+        (GRAVITON, "default", None, ("onnxruntime", "int8", "cpu")),
+        (AMX, "default", None, ("torch", "bfloat16", "cpu")),
+        (PLAIN, "CHECKPOINT", None, ("torch", "float32", "cpu")),
+        (ZEN4, "CHECKPOINT", None, ("torch", "bfloat16", "cpu")),
+        (GRAVITON, "CHECKPOINT", "cpu", ("torch", "bfloat16", "cpu")),
+        (AMX, "CHECKPOINT", -1, ("torch", "bfloat16", "cpu")),
+        (H100, "default", "cuda:0", ("torch", "bfloat16", "cuda:0")),
+        (T4, "CHECKPOINT", 0, ("torch", "float16", "cuda:0")),
+        (AMX, "on-device", None, ("onnxruntime", "int8", "cpu")),
+        (PLAIN, None, None, ("onnxruntime", "int8", "cpu")),
+    ],
+)
+def test_the_rule_on_every_kind_of_machine(hardware, model, device, expected, tiny_model_dir):
+    model = tiny_model_dir if model == "CHECKPOINT" else model
+    plan = plan_execution(model, device=device, hardware=hardware)
+    assert (plan.runtime, plan.precision, plan.device) == expected
+    assert plan.reason and plan.describe().startswith(f"{plan.runtime} {plan.precision} on {plan.device}: ")
+    assert (plan.torch_dtype is None) == (plan.runtime == "onnxruntime")
+
+
+def test_a_dtype_asked_for_wins_and_the_int8_graph_can_be_left_out(tiny_model_dir):
+    plan = plan_execution("default", dtype=torch.float32, hardware=AMX)
+    assert (plan.runtime, plan.torch_dtype, plan.reason) == ("torch", torch.float32, "the dtype asked for")
+    assert plan_execution("default", dtype="bfloat16", hardware=PLAIN).torch_dtype == torch.bfloat16
+    assert plan_execution("default", hardware=PLAIN, int8_graph=False).precision == "float32"
+    assert plan_execution("default", hardware=ZEN4, int8_graph=False).precision == "bfloat16"
+
+
+def test_this_machine_is_described_and_the_pipeline_says_how_it_runs(tiny_model_dir):
+    hardware = detect_hardware()
+    assert hardware.cpus >= 1 and hardware.isa and hardware.cpu
+    assert json.loads(json.dumps(hardware.as_dict()))["description"] == hardware.describe()
+    pipe = hf_punctcase.load_pipeline(tiny_model_dir)
+    assert pipe.execution_plan == plan_execution(tiny_model_dir)
+    assert pipe.model.dtype == pipe.execution_plan.torch_dtype
+    given = hf_punctcase.PunctCasePipeline(model=pipe.model, tokenizer=pipe.tokenizer)
+    assert given.execution_plan.reason == "the model as given"
+    assert hf_punctcase.load_pipeline("on-device").execution_plan.runtime == "onnxruntime"
+
+
+def test_the_int8_graph_is_built_once_and_kept(tiny_model_dir, tmp_path, monkeypatch):
+    from hf_punctcase.export.cache import int8_graph
+
+    monkeypatch.setenv("HF_PUNCTCASE_CACHE", str(tmp_path / "cache"))
+    folder = int8_graph(tiny_model_dir)
+    assert folder.parent == tmp_path / "cache" / "onnx" and (folder / "model.onnx").is_file()
+    info = json.loads((folder / "onnx_export.json").read_text())
+    assert info["quantization"]["weight_type"] == "uint8" and info["quantization"]["op_types"] == ["MatMul"]
+    built = os.stat(folder / "model.onnx").st_mtime_ns
+    assert int8_graph(tiny_model_dir) == folder and os.stat(folder / "model.onnx").st_mtime_ns == built
+    assert not [p for p in folder.parent.iterdir() if p.name.startswith(".")]  # no staging folder left
+
+
+def test_an_unwritable_cache_falls_back_to_torch_and_says_why(tmp_path, monkeypatch):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    monkeypatch.setenv("HF_PUNCTCASE_CACHE", str(blocker / "cache"))  # under a file: cannot be made
+    monkeypatch.setattr("hf_punctcase.registry.plan_execution", lambda *a, **k: plan_execution(*a, **{**k, "hardware": PLAIN}))
+    pipe = hf_punctcase.load_pipeline()
+    plan = pipe.execution_plan
+    assert plan.runtime == "torch" and plan.precision == "float32" and "could not be built" in plan.reason
+    assert pipe.model.dtype == torch.float32
+
+
+def test_dynamically_quantized_graphs_restore_a_transcript_whatever_its_batch():
+    from hf_punctcase.runtime import OnDeviceRestorer
+
+    texts = [
+        "so what are the risks i am not technical",
+        "hello how are you doing today i hope you are well and that the trip was not too long",
+        "the doctor asked whether the patient had any pain",
+        "okay so the first thing we need to do is look at the numbers from last year then we can compare them",
+    ] * 2
+    alone = [OnDeviceRestorer("on-device", batch_size=1)(text, return_probabilities=True) for text in texts]
+    for restorer in (OnDeviceRestorer("on-device", batch_size=4), hf_punctcase.load_pipeline("on-device")):
+        batched = restorer(texts, batch_size=4, return_probabilities=True) if not isinstance(restorer, OnDeviceRestorer) \
+            else restorer(texts, return_probabilities=True)
+        for one, other in zip(alone, batched):
+            assert one["text"] == other["text"]
+            for task in one["probabilities"]:
+                assert (one["probabilities"][task] == other["probabilities"][task]).all()
+    assert ON_DEVICE_MODEL_DIR.is_dir() and DEFAULT_MODEL_DIR.is_dir()
