@@ -14,9 +14,9 @@ in :func:`plan_execution`, in order:
 2. An ONNX export folder runs with ONNX Runtime, in the precision its graph was exported in.
 3. On a CUDA device: torch in bf16 where the GPU computes in it, else fp16.
 4. The embedded default on a CPU: its int8 ONNX Runtime graph (built once from the shipped weights and
-   cached, :mod:`hf_punctcase.export.cache`), which is faster than every torch option on CPUs without
-   AMX and within 0.3 dev F1 of fp32 on every dev set (docs/benchmarks.md). On a CPU with AMX,
-   torch in bf16, which is faster there.
+   cached, :mod:`hf_punctcase.export.cache`; int8 products with per-token activation scales), faster
+   than every torch option on CPUs without AMX and within 0.3 dev F1 of fp32 on every dev set
+   (docs/benchmarks.md). On a CPU with AMX, torch in bf16, which is faster there.
 5. Any other checkpoint on a CPU: torch in bf16 where the CPU has bf16 matrix instructions (AMX,
    avx512_bf16, ARM's BF16), else fp32 (bf16 without them is emulated and slower than fp32).
 """
@@ -197,7 +197,8 @@ def plan_execution(
     if is_default and int8_graph:
         return ExecutionPlan(
             ONNXRUNTIME, "int8", "cpu",
-            "no AMX: the default's int8 ONNX Runtime graph is faster than torch here, within 0.3 dev F1 of fp32",
+            "no AMX: the default's int8 ONNX Runtime graph (per-token scales) is faster than torch here, "
+            "within 0.3 dev F1 of fp32",
         )
     if hardware.cpu_bf16:
         kind = "avx512_bf16" if hardware.avx512_bf16 else "ARM bf16"

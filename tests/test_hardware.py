@@ -108,3 +108,22 @@ def test_dynamically_quantized_graphs_restore_a_transcript_whatever_its_batch():
             for task in one["probabilities"]:
                 assert (one["probabilities"][task] == other["probabilities"][task]).all()
     assert ON_DEVICE_MODEL_DIR.is_dir() and DEFAULT_MODEL_DIR.is_dir()
+
+
+def test_per_token_int8_export_agrees_with_torch_and_ignores_the_batch(tiny_model_dir, tmp_path, monkeypatch, capsys):
+    import onnx
+    from conftest import assert_same_restoration, run_cli
+
+    code, out, err = run_cli(monkeypatch, capsys, ["export-onnx", tiny_model_dir, str(tmp_path / "out"), "--per-token"])
+    assert code == 0, err
+    assert "(int8, per-token activation scales)" in out
+    ops = {node.op_type for node in onnx.load(str(tmp_path / "out" / "model.onnx")).graph.node}
+    assert "MatMulInteger" in ops and "DynamicQuantizeLinear" not in ops
+    pipe = hf_punctcase.load_pipeline(str(tmp_path / "out"))
+    assert not pipe.backend.one_sequence_at_a_time  # per-token scales: batches run whole
+    texts = ["so what are the risks i am not technical", "the doctor asked whether the patient had any pain in her chest"]
+    alone = [pipe(text, batch_size=1, return_probabilities=True) for text in texts]
+    assert_same_restoration(pipe(texts, batch_size=2, return_probabilities=True), alone, atol=1e-5)
+    with pytest.raises(SystemExit) as exit_info:
+        run_cli(monkeypatch, capsys, ["export-onnx", tiny_model_dir, str(tmp_path / "x"), "--per-token", "--int8"])
+    assert exit_info.value.code == 2 and "choose one" in capsys.readouterr().err

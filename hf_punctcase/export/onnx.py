@@ -187,11 +187,7 @@ WEIGHT_TYPES = ("uint8", "int8")
 
 
 def quantize_int8(
-    source: str | os.PathLike,
-    target: str | os.PathLike,
-    per_channel: bool = False,
-    weight_type: str = "uint8",
-    op_types: Sequence[str] = INT8_OP_TYPES,
+    source: str | os.PathLike, target: str | os.PathLike, per_channel: bool = False, weight_type: str = "uint8"
 ) -> None:
     """Dynamic int8 quantisation of an fp32 graph with ONNX Runtime: the weights of
     :data:`INT8_OP_TYPES` stored in 8 bits (``weight_type``, :data:`WEIGHT_TYPES`), symmetric, one scale
@@ -209,7 +205,7 @@ def quantize_int8(
     root.addFilter(quiet)
     try:
         quantize_dynamic(
-            str(source), str(target), op_types_to_quantize=list(op_types), per_channel=per_channel,
+            str(source), str(target), op_types_to_quantize=list(INT8_OP_TYPES), per_channel=per_channel,
             weight_type=QuantType.QUInt8 if weight_type == "uint8" else QuantType.QInt8,
             extra_options={"WeightSymmetric": True},
         )
@@ -236,7 +232,11 @@ def export_card(source_card: str | None, info: dict) -> str:
     parity = info.get("parity") or {}
     quantization = info.get("quantization")
     precision = (
-        f"int8 weights ({'per channel' if quantization['per_channel'] else 'per tensor'}, dynamic quantisation)"
+        (
+            "int8 matrix products (weights per channel, activations per token)"
+            if quantization["method"] == "per-token int8" else
+            f"int8 weights ({'per channel' if quantization['per_channel'] else 'per tensor'}, dynamic quantisation)"
+        )
         if quantization else "fp32"
     )
     lines = [
@@ -274,10 +274,10 @@ def export_onnx(
     checkpoint: str | os.PathLike,
     out_dir: str | os.PathLike,
     *,
-    int8: bool = False,
+    int8: bool | str = False,
     per_channel: bool = False,
     weight_type: str = "uint8",
-    op_types: Sequence[str] = INT8_OP_TYPES,
+    keep_float: Callable[[str], bool] | None = None,
     parity_texts: Sequence[str] | None = None,
     opset: int = DEFAULT_OPSET,
     overwrite: bool = False,
@@ -287,8 +287,10 @@ def export_onnx(
 
     ``checkpoint`` is a checkpoint folder, ``"default"`` (the embedded model) or a Hub id. The graph is
     traced in fp32 (:func:`write_onnx`); with ``int8`` it is quantised (:func:`quantize_int8`,
-    ``per_channel`` for a scale per output channel, ``weight_type`` one of :data:`WEIGHT_TYPES`, the
-    operators ``op_types``) and
+    ``per_channel`` for a scale per output channel, ``weight_type`` one of :data:`WEIGHT_TYPES`);
+    ``int8="per_token"`` rewrites the matrix products as int8 products with one activation scale per
+    token (:func:`~hf_punctcase.export.per_token.quantize_per_token`, the MatMuls that ``keep_float``
+    names left in fp32), whose outputs do not depend on the batch. Either way
     ``model.onnx`` holds the int8 graph. An int8-stored checkpoint is exported from its dequantized
     weights, which per-channel int8 export stores on the same grid again. Then the
     ``punct-case`` pipeline restores ``parity_texts`` (default :data:`PARITY_TEXTS`) with the torch
@@ -303,6 +305,8 @@ def export_onnx(
     from ..registry import TASK, onnx_pipeline, resolve_model
     from ..runtime.onnx_backend import import_onnxruntime
 
+    if int8 not in (False, True, "per_token"):
+        raise ValueError(f"int8 is True, False or 'per_token', not {int8!r}")
     if per_channel and not int8:
         raise ValueError("per_channel applies to int8 export only")
     if weight_type not in WEIGHT_TYPES:
@@ -322,7 +326,12 @@ def export_onnx(
         traced = staging / (ONNX_MODEL_FILE + ".fp32") if int8 else staging / ONNX_MODEL_FILE
         outputs = write_onnx(model, traced, opset)
         if int8:
-            quantize_int8(traced, staging / ONNX_MODEL_FILE, per_channel, weight_type, op_types)
+            if int8 == "per_token":
+                from .per_token import quantize_per_token
+
+                quantize_per_token(traced, staging / ONNX_MODEL_FILE, keep_float or (lambda name: False))
+            else:
+                quantize_int8(traced, staging / ONNX_MODEL_FILE, per_channel, weight_type)
             traced.unlink()
         config = copy.deepcopy(model.config)
         # The code files auto_map and custom_pipelines name stay with the checkpoint; the graph's weights
@@ -336,10 +345,13 @@ def export_onnx(
             "format": "onnx",
             "file": ONNX_MODEL_FILE,
             "precision": "int8" if int8 else "fp32",
-            "quantization": {
-                "method": "onnxruntime dynamic", "weight_type": weight_type, "per_channel": per_channel,
-                "op_types": list(op_types),
-            } if int8 else None,
+            "quantization": (
+                {"method": "per-token int8", "weight_type": "uint8", "per_channel": True, "op_types": ["MatMul"]}
+                if int8 == "per_token" else {
+                    "method": "onnxruntime dynamic", "weight_type": weight_type, "per_channel": per_channel,
+                    "op_types": list(INT8_OP_TYPES),
+                }
+            ) if int8 else None,
             "opset": opset,
             "inputs": list(INPUT_NAMES),
             "outputs": outputs,
