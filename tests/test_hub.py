@@ -21,6 +21,7 @@ from huggingface_hub import constants as hub_constants
 from transformers import pipeline
 
 import hf_punctcase
+from conftest import TEST_DTYPE
 from hf_punctcase.cli import main as cli_main
 from hf_punctcase.hub import push_to_hub
 from hf_punctcase.export.remote_code import REMOTE_CODE_TASK
@@ -119,14 +120,14 @@ def test_pull_by_repo_id_with_the_plugin_and_revision_pinning(local_hub, tiny_mo
     assert first.oid != second.oid
 
     expected = _restore(tiny_pipeline)
-    fp32 = torch.float32
-    assert _restore(pipeline("punct-case", model="org/tiny", revision=first.oid, dtype=fp32)) == expected
-    assert _restore(hf_punctcase.load_pipeline("org/tiny", revision=first.oid, dtype=fp32)) == expected
-    latest = pipeline("punct-case", model="org/tiny", dtype=fp32)
+    dtype = TEST_DTYPE  # the tiny pipeline's
+    assert _restore(pipeline("punct-case", model="org/tiny", revision=first.oid, dtype=dtype)) == expected
+    assert _restore(hf_punctcase.load_pipeline("org/tiny", revision=first.oid, dtype=dtype)) == expected
+    latest = pipeline("punct-case", model="org/tiny", dtype=dtype)
     assert _restore(latest) != expected
-    torch.testing.assert_close(latest.model.punct_classifier.bias, changed.punct_classifier.bias)
+    torch.testing.assert_close(latest.model.punct_classifier.bias, changed.punct_classifier.bias.to(dtype))
     model = hf_punctcase.AutoModelForJointTokenClassification.from_pretrained("org/tiny", revision=first.oid)
-    torch.testing.assert_close(model.punct_classifier.bias, tiny_pipeline.model.punct_classifier.bias)
+    torch.testing.assert_close(model.punct_classifier.bias, tiny_pipeline.model.punct_classifier.bias.float())
 
 
 def test_pull_without_the_plugin_through_trust_remote_code(local_hub, tiny_model_dir, tiny_pipeline, tmp_path):
@@ -134,7 +135,7 @@ def test_pull_without_the_plugin_through_trust_remote_code(local_hub, tiny_model
     script = f"""
 import json, sys
 from transformers import AutoModelForTokenClassification, pipeline
-p = pipeline(model="org/tiny", trust_remote_code=True)
+p = pipeline(model="org/tiny", trust_remote_code=True, dtype={str(TEST_DTYPE).removeprefix("torch.")!r})
 result = p({TEXT!r})
 model = AutoModelForTokenClassification.from_pretrained("org/tiny", revision={info.oid!r}, trust_remote_code=True)
 print(json.dumps({{"task": p.task, "text": result["text"],
@@ -158,7 +159,7 @@ def test_pipeline_save_pretrained_avoids_the_custom_pipelines_trap(tiny_pipeline
     config = json.loads((tmp_path / "saved" / "config.json").read_text())
     assert list(config["custom_pipelines"]) == [REMOTE_CODE_TASK]
     # with the plugin, the registered pipeline answers without trust_remote_code
-    restored = pipeline("punct-case", model=str(tmp_path / "saved"), dtype=torch.float32)
+    restored = pipeline("punct-case", model=str(tmp_path / "saved"), dtype=TEST_DTYPE)
     assert _restore(restored) == _restore(tiny_pipeline)
 
 

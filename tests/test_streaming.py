@@ -248,7 +248,9 @@ def test_bad_arguments(tiny_pipeline):
 def test_loads_a_checkpoint(tiny_model_dir, tiny_pipeline):
     import torch
 
-    restorer = StreamingRestorer(tiny_model_dir, window_words=8, context_words=2, dtype=torch.float32)
+    from conftest import TEST_DTYPE
+
+    restorer = StreamingRestorer(tiny_model_dir, window_words=8, context_words=2, dtype=TEST_DTYPE)
     assert isinstance(restorer.pipe, hf_punctcase.PunctCasePipeline)
     words = "so what are the risks i am not technical".split()
     assert stream(restorer, [words]) == offline(tiny_pipeline, words, 8, 2)
