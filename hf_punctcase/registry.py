@@ -340,7 +340,8 @@ def _checked_pipeline(original):
     model folder (:func:`check_model_dir`: ``model="/nope"`` is a FileNotFoundError naming the path,
     not transformers' "Repo id must use alphanumeric chars"), passes ``trust_remote_code=False``
     when the caller gave none (transformers would otherwise ask on stdin for a folder whose model type
-    it does not know), and runs the model as :func:`~hf_punctcase.hardware.plan_execution` plans when no dtype is given. Every other task goes to ``original`` untouched."""
+    it does not know), and runs the model as :func:`~hf_punctcase.hardware.plan_execution` plans when
+    no dtype is given. Every other task goes to ``original`` untouched."""
     signature = inspect.signature(original)
 
     @functools.wraps(original)
