@@ -42,11 +42,9 @@ import argparse
 import json
 import math
 import os
-import platform
 import statistics
 import sys
 import time
-from pathlib import Path
 
 import torch
 
@@ -56,8 +54,8 @@ from hf_punctcase.data import data_dir, read_iwslt_cased
 from hf_punctcase.labels import LabelScheme
 from hf_punctcase.hardware import detect_hardware
 from hf_punctcase.registry import is_onnx_dir, resolve_model
-from hf_punctcase.runtime import EXPORT_INFO_FILE, OnDeviceRestorer
-from hf_punctcase.runtime.onnx_backend import import_onnxruntime
+from hf_punctcase.runtime import OnDeviceRestorer
+from hf_punctcase.runtime.onnx_backend import import_onnxruntime, read_export_info
 
 
 
@@ -134,9 +132,7 @@ def main() -> None:
         folder = resolve_model(model)
         if is_onnx_dir(folder):
             pipe = hf_punctcase.load_pipeline(folder, intra_op_num_threads=args.threads)
-            info_file = Path(folder) / EXPORT_INFO_FILE
-            info = json.loads(info_file.read_text()) if info_file.is_file() else {}
-            weights = f"ONNX {info.get('precision', '')}".strip()
+            weights = f"ONNX {read_export_info(folder).get('precision', '')}".strip()
             loaded[f"{model} | ONNX Runtime pipeline"] = (pipe, weights)
             if args.runtime:
                 runtimes = {}  # OnDeviceRestorer takes its batch size when built

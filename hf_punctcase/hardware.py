@@ -142,16 +142,9 @@ def detect_hardware() -> Hardware:
     )
 
 
-def _device_type(device: Any) -> str:
-    """"cpu" or "cuda" (or another torch device type) of a pipeline ``device`` argument."""
-    if device is None or (isinstance(device, int) and device < 0):
-        return "cpu"
-    if isinstance(device, int):
-        return "cuda"
-    return str(device).split(":")[0]
-
-
 def _device_name(device: Any) -> str:
+    """A pipeline ``device`` argument as a torch device name: None or a negative int is the CPU, an
+    int a CUDA device."""
     if device is None or (isinstance(device, int) and device < 0):
         return "cpu"
     return f"cuda:{device}" if isinstance(device, int) else str(device)
@@ -178,12 +171,11 @@ def plan_execution(
     from .registry import is_onnx_dir
 
     hardware = hardware or detect_hardware()
-    device_type = _device_type(device)
-    folder = embedded_model_dir(model) if isinstance(model, str) or model is None else None
-    folder = folder if folder is not None else (Path(model) if model is not None else None)
+    device_type = _device_name(device).split(":")[0]
+    folder = embedded_model_dir(model) or (Path(model) if model is not None else None)
     if dtype not in (None, "auto"):
         return ExecutionPlan(TORCH, _dtype_name(dtype), _device_name(device), "the dtype asked for")
-    if folder is not None and folder.is_dir() and is_onnx_dir(folder):
+    if folder is not None and is_onnx_dir(folder):
         return ExecutionPlan(ONNXRUNTIME, _onnx_precision(folder), "cpu", "an ONNX export: its graph fixes its precision")
     if device_type == "cuda":
         if hardware.cuda_bf16:
@@ -207,12 +199,10 @@ def plan_execution(
 
 
 def _onnx_precision(folder: Path) -> str:
-    import json
-
-    from .runtime.onnx_backend import EXPORT_INFO_FILE
+    from .runtime.onnx_backend import read_export_info
 
     try:
-        return str(json.loads((folder / EXPORT_INFO_FILE).read_text(encoding="utf-8")).get("precision", "fp32"))
+        return str(read_export_info(folder).get("precision", "fp32"))
     except (OSError, ValueError):
         return "fp32"
 

@@ -29,6 +29,20 @@ INPUT_NAMES = ("input_ids", "attention_mask")
 LOGITS_SUFFIX = "_logits"
 
 
+def read_export_info(folder: str | os.PathLike) -> dict:
+    """An exported folder's :data:`EXPORT_INFO_FILE` as a dict; ``{}`` where the folder has none.
+    Raises ValueError when the file is not a JSON object."""
+    import json
+
+    info_file = Path(folder) / EXPORT_INFO_FILE
+    if not info_file.is_file():
+        return {}
+    info = json.loads(info_file.read_text(encoding="utf-8"))
+    if not isinstance(info, dict):
+        raise ValueError(f"{info_file} is not a JSON object")
+    return info
+
+
 def import_onnxruntime():
     """The ``onnxruntime`` module, or an ImportError that says how to install it."""
     try:
@@ -100,7 +114,7 @@ class OnnxBackend:
         if not self.outputs:
             raise ValueError(f"ONNX model {path} has no <task>_logits output")
         if one_sequence_at_a_time is None:
-            one_sequence_at_a_time = quantizes_dynamically(path.parent / EXPORT_INFO_FILE)
+            one_sequence_at_a_time = quantizes_dynamically(path.parent)
         self.one_sequence_at_a_time = one_sequence_at_a_time
 
     @property
@@ -129,19 +143,17 @@ class OnnxBackend:
         return result
 
 
-def quantizes_dynamically(export_info: str | os.PathLike) -> bool:
-    """Whether an export record (``onnx_export.json``) says the graph quantises activations at run time."""
-    import json
-
+def quantizes_dynamically(folder: str | os.PathLike) -> bool:
+    """Whether an exported folder's record says its graph quantises activations at run time (False
+    where the record is missing or unreadable)."""
     try:
-        info = json.loads(Path(export_info).read_text(encoding="utf-8"))
+        quantization = read_export_info(folder).get("quantization")
     except (OSError, ValueError):
         return False
-    quantization = info.get("quantization") if isinstance(info, dict) else None
     return isinstance(quantization, dict) and "dynamic" in str(quantization.get("method", ""))
 
 
 __all__ = [
     "EXPORT_INFO_FILE", "INPUT_NAMES", "LOGITS_SUFFIX", "ONNX_MODEL_FILE", "OnnxBackend", "import_onnxruntime",
-    "quantizes_dynamically", "softmax",
+    "quantizes_dynamically", "read_export_info", "softmax",
 ]

@@ -37,14 +37,14 @@ from ..restoration import (
     split_words,
     word_probabilities,
 )
-from .onnx_backend import EXPORT_INFO_FILE, OnnxBackend
+from .onnx_backend import OnnxBackend, read_export_info
 from .tokenizer import RuntimeTokenizer
 
 
 def read_export_settings(folder: str | os.PathLike) -> dict:
     """What restoration needs to know of an exported folder: its label scheme, MIXED-case lexicon,
     whether words are lowercased for the model (from ``config.json``) and the longest window in
-    subwords (from :data:`EXPORT_INFO_FILE`, as the export resolved it from the model's config).
+    subwords (from :data:`~hf_punctcase.runtime.onnx_backend.EXPORT_INFO_FILE`, as the export resolved it from the model's config).
 
     Returns ``{"scheme", "lexicon", "lowercase_input", "model_max_length"}``."""
     folder = Path(folder)
@@ -52,8 +52,7 @@ def read_export_settings(folder: str | os.PathLike) -> dict:
     if not config_file.is_file():
         raise FileNotFoundError(f"{folder} lacks config.json")
     config = json.loads(config_file.read_text(encoding="utf-8"))
-    info_file = folder / EXPORT_INFO_FILE
-    info = json.loads(info_file.read_text(encoding="utf-8")) if info_file.is_file() else {}
+    info = read_export_info(folder)
     if "punct_labels" not in config or "case_labels" not in config:
         raise ValueError(f"{config_file} has no punct_labels / case_labels: not a punctuation and casing model")
     return {

@@ -430,7 +430,7 @@ def run(
         **trainer_kwargs,
     )
     if training_args.resume_from_checkpoint == "latest":
-        # A run that spans sessions restarts with the same command: from its newest checkpoint, if any.
+        # A run stopped and started again with the same command goes on from its newest checkpoint, if any.
         training_args.resume_from_checkpoint = (
             get_last_checkpoint(training_args.output_dir) if Path(training_args.output_dir).is_dir() else None
         )
