@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import os
+import select
+import signal
 
 import pytest
 import torch
@@ -100,7 +102,9 @@ def test_dynamically_quantized_graphs_restore_a_transcript_whatever_its_batch():
         "okay so the first thing we need to do is look at the numbers from last year then we can compare them",
     ] * 2
     alone = [OnDeviceRestorer("on-device", batch_size=1)(text, return_probabilities=True) for text in texts]
-    for restorer in (OnDeviceRestorer("on-device", batch_size=4), hf_punctcase.load_pipeline("on-device")):
+    side_by_side = OnDeviceRestorer("on-device", batch_size=4)
+    side_by_side.backend.sequence_workers = 2  # a batch's sequences run on two threads, whatever the CPU count
+    for restorer in (side_by_side, hf_punctcase.load_pipeline("on-device")):
         batched = restorer(texts, batch_size=4, return_probabilities=True) if not isinstance(restorer, OnDeviceRestorer) \
             else restorer(texts, return_probabilities=True)
         for one, other in zip(alone, batched):
@@ -127,3 +131,31 @@ def test_per_token_int8_export_agrees_with_torch_and_ignores_the_batch(tiny_mode
     with pytest.raises(SystemExit) as exit_info:
         run_cli(monkeypatch, capsys, ["export-onnx", tiny_model_dir, str(tmp_path / "x"), "--per-token", "--int8"])
     assert exit_info.value.code == 2 and "choose one" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_forked_worker_restores_with_a_backend_made_before_the_fork():
+    # datasets.map(num_proc=...) forks workers after the model is loaded: the threads that run a batch's
+    # sequences side by side do not survive the fork and must be made again in the child.
+    from hf_punctcase.runtime import OnDeviceRestorer
+
+    restorer = OnDeviceRestorer("on-device", batch_size=4)
+    restorer.backend.sequence_workers = 2
+    texts = ["so what are the risks i am not technical", "the doctor asked whether the patient had any pain"] * 2
+    expected = [result["text"] for result in restorer(texts)]
+    read_end, write_end = os.pipe()
+    child = os.fork()
+    if child == 0:  # pragma: no cover - runs in the child
+        try:
+            os.write(write_end, "\n".join(result["text"] for result in restorer(texts)).encode())
+        finally:
+            os._exit(0)
+    os.close(write_end)
+    readable, _, _ = select.select([read_end], [], [], 120)
+    if not readable:  # the child hangs on threads that the fork did not copy
+        os.kill(child, signal.SIGKILL)
+    with os.fdopen(read_end, "rb") as pipe:
+        received = pipe.read().decode() if readable else None
+    os.waitpid(child, 0)
+    assert received is not None, "the forked child did not finish within 120 s"
+    assert received.split("\n") == expected

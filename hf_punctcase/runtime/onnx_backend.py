@@ -73,7 +73,9 @@ class OnnxBackend:
     A graph quantised dynamically (its activations quantised at run time with one scale per tensor,
     as ``onnx_export.json`` records) runs one sequence at a time, each cut to its own length: one
     scale over a whole batch would make a sequence's outputs depend on its batch mates and padding.
-    Every other graph runs the batch at once.
+    The sequences of a batch then run side by side, one thread each on a session of its own with one
+    thread per operator, so that batches still use every core (a lone sequence runs on the main
+    session, whose operators use all threads). Every other graph runs the batch at once.
 
     Args:
         model: the ``.onnx`` file, or an exported folder (its :data:`ONNX_MODEL_FILE`).
@@ -81,6 +83,8 @@ class OnnxBackend:
         intra_op_num_threads: threads for one operator (default: ONNX Runtime's, one per physical core).
         one_sequence_at_a_time: run each sequence alone (default: where the export record says the
             graph quantises activations dynamically).
+        sequence_workers: sequences run side by side when each runs alone (default: the CPUs this
+            process may use, or ``intra_op_num_threads`` where given; 1 runs them one after another).
     """
 
     def __init__(
@@ -90,6 +94,7 @@ class OnnxBackend:
         providers: Sequence[str] | None = None,
         intra_op_num_threads: int | None = None,
         one_sequence_at_a_time: bool | None = None,
+        sequence_workers: int | None = None,
     ):
         ort = import_onnxruntime()
         path = Path(model)
@@ -101,7 +106,8 @@ class OnnxBackend:
         if intra_op_num_threads is not None:
             options.intra_op_num_threads = intra_op_num_threads
         self.path = path
-        self.session = ort.InferenceSession(str(path), options, providers=list(providers or ["CPUExecutionProvider"]))
+        self.providers = list(providers or ["CPUExecutionProvider"])
+        self.session = ort.InferenceSession(str(path), options, providers=self.providers)
         inputs = {node.name for node in self.session.get_inputs()}
         missing = [name for name in INPUT_NAMES if name not in inputs]
         if missing:
@@ -116,6 +122,14 @@ class OnnxBackend:
         if one_sequence_at_a_time is None:
             one_sequence_at_a_time = quantizes_dynamically(path.parent)
         self.one_sequence_at_a_time = one_sequence_at_a_time
+        if sequence_workers is not None and (
+            isinstance(sequence_workers, bool) or not isinstance(sequence_workers, int) or sequence_workers < 1
+        ):
+            raise ValueError(f"sequence_workers must be a positive integer, not {sequence_workers!r}")
+        self.sequence_workers = sequence_workers or intra_op_num_threads or usable_cpus()
+        self._single_thread_session = None
+        self._pool = None
+        self._pool_pid: int | None = None
 
     @property
     def num_labels(self) -> dict[str, int | None]:
@@ -131,16 +145,48 @@ class OnnxBackend:
             logits = self.session.run(names, {"input_ids": input_ids, "attention_mask": attention_mask})
             return {task: softmax(values) for task, values in zip(self.outputs, logits)}
         batch, length = input_ids.shape
+        # Padding is on the right: a sequence is its first `size` subwords.
+        sizes = [max(int(size), 1) for size in attention_mask.sum(axis=1).tolist()]
+        feeds = [
+            {"input_ids": input_ids[row : row + 1, :size], "attention_mask": attention_mask[row : row + 1, :size]}
+            for row, size in enumerate(sizes)
+        ]
+        if batch > 1 and self.sequence_workers > 1:
+            session = self._side_by_side_session()
+            outputs = list(self._pool.map(lambda feed: session.run(names, feed), feeds))
+        else:
+            outputs = [self.session.run(names, feed) for feed in feeds]
         result: dict[str, np.ndarray] = {}
-        for row, size in enumerate(attention_mask.sum(axis=1).tolist()):
-            size = max(int(size), 1)  # padding is on the right: the sequence is its first `size` subwords
-            feeds = {"input_ids": input_ids[row : row + 1, :size], "attention_mask": attention_mask[row : row + 1, :size]}
-            for task, values in zip(self.outputs, self.session.run(names, feeds)):
+        for row, (size, row_outputs) in enumerate(zip(sizes, outputs)):
+            for task, values in zip(self.outputs, row_outputs):
                 if task not in result:
                     # Positions past a sequence's end read as uniform probabilities; nothing reads them.
                     result[task] = np.full((batch, length, values.shape[-1]), 1.0 / values.shape[-1], dtype=np.float32)
                 result[task][row, :size] = softmax(values[0])
         return result
+
+    def _side_by_side_session(self):
+        """The session that sequences share when they run side by side (one thread per operator: the
+        threads of the pool are the parallelism), and its pool; both made on first use, and again in a
+        forked child (a pool's threads do not survive a fork)."""
+        if self._single_thread_session is None or self._pool_pid != os.getpid():
+            from concurrent.futures import ThreadPoolExecutor
+
+            ort = import_onnxruntime()
+            options = ort.SessionOptions()
+            options.intra_op_num_threads = 1
+            self._single_thread_session = ort.InferenceSession(str(self.path), options, providers=self.providers)
+            self._pool = ThreadPoolExecutor(self.sequence_workers, thread_name_prefix="hf_punctcase-onnx")
+            self._pool_pid = os.getpid()
+        return self._single_thread_session
+
+
+def usable_cpus() -> int:
+    """CPUs this process may run on (its affinity where the platform reports it)."""
+    try:
+        return max(len(os.sched_getaffinity(0)), 1)
+    except AttributeError:  # macOS, Windows
+        return max(os.cpu_count() or 1, 1)
 
 
 def quantizes_dynamically(folder: str | os.PathLike) -> bool:
@@ -155,5 +201,5 @@ def quantizes_dynamically(folder: str | os.PathLike) -> bool:
 
 __all__ = [
     "EXPORT_INFO_FILE", "INPUT_NAMES", "LOGITS_SUFFIX", "ONNX_MODEL_FILE", "OnnxBackend", "import_onnxruntime",
-    "quantizes_dynamically", "read_export_info", "softmax",
+    "quantizes_dynamically", "read_export_info", "softmax", "usable_cpus",
 ]
