@@ -57,8 +57,8 @@ from hf_punctcase.restoration import (
     consistent_labels,
     decode,
     is_opaque,
-    split_words,
 )
+from hf_punctcase.inputs import split_words
 
 FREE_START = ", first word argmax"
 ENDS_AT_ONE = "marks at odds 1, capitals inside at odds"

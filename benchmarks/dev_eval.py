@@ -7,6 +7,7 @@
     python benchmarks/dev_eval.py --dtype float32 --sets TED                # fp32, TED dev only
     python benchmarks/dev_eval.py --device cuda:0 --batch-size 64           # on a GPU
     python benchmarks/dev_eval.py --sets TED --asr-dev runs/speech/ted_dev_asr.jsonl  # + the speech loop's TED ASR
+    python benchmarks/dev_eval.py --no-truecase --outputs runs/dev_outputs   # + every restored word, to compare
 
 Dev sets: those of ``hf_punctcase.evaluation.DEV_SETS`` (TED dev2010 + tst2012, IWSLT dev2012 in Che et
 al.'s layout, SwDA val, MTS-Dialog validation, ACI-BENCH valid) and ``ASR_DEV_SETS`` (ACI-BENCH valid real
@@ -15,6 +16,10 @@ ASR output, scored against the human transcript after alignment); with ``--asr-d
 lowercased and unpunctuated (for the ASR set: the ASR words). Sets without reliable casing are scored on
 punctuation only. Casing is compared with the `truecase` package (a statistical truecaser, `pip install -e
 ".[bench]"`) as a baseline.
+
+``--outputs DIR`` writes each reference set's restored words (``DIR/<set>.jsonl``, one document a line: each
+word's text, labels and scores) and every score without timings (``DIR/scores.json``): two runs whose
+outputs are the same byte for byte (``diff -r``) restored every dev set the same way.
 
 ``--dtype``: ``auto`` is the pipeline's default (bf16 weights on CPUs with AMX, the checkpoint's dtype elsewhere);
 ``float32`` / ``bfloat16`` load the weights in that dtype.
@@ -68,6 +73,8 @@ def main() -> None:
                         help="each head's argmax (consistent_casing=False) instead of the joint decision")
     parser.add_argument("--no-truecase", action="store_true", help="skip the truecase baseline")
     parser.add_argument("--json", default=None, help="write every score here")
+    parser.add_argument("--outputs", default=None,
+                        help="write every restored word (DIR/<set>.jsonl) and the scores without timings (DIR/scores.json)")
     parser.add_argument("--asr-dev", nargs="+", default=[],
                         help="speech loop outputs to score as reference + ASR sets (recipes/speech_loop.py)")
     args = parser.parse_args()
@@ -120,6 +127,12 @@ def main() -> None:
                 ]
                 entry["casing_truecase"] = PunctCase.scores_from_pairs(truecase_pairs, "LOWER", scheme.case_labels)
         report[dev_set.name] = entry
+        if args.outputs:
+            outputs = Path(args.outputs)
+            outputs.mkdir(parents=True, exist_ok=True)
+            with open(outputs / f"{dev_set.name}.jsonl", "w", encoding="utf-8") as file:
+                for document in predictions:
+                    file.write(json.dumps(document, ensure_ascii=False) + "\n")
         print(f"{dev_set.name}: {words:,} words, punctuation F1 {100 * entry['punctuation']['overall_f1']:.1f}", flush=True)
 
     # Real ASR output against the human transcript, aligned word by word.
@@ -136,6 +149,10 @@ def main() -> None:
         f"device {restorer.device}, torch {torch.__version__}, {torch.get_num_threads()} threads\n"
     )
     print(markdown_table(report))
+    if args.outputs:
+        untimed = {name: {key: value for key, value in entry.items() if key != "words_per_second"}
+                   for name, entry in report.items()}
+        (Path(args.outputs) / "scores.json").write_text(json.dumps(untimed, indent=2))
     if args.json:
         # Each top-level key is a dev set (benchmarks/ablation_table.py reads the reports as they are).
         Path(args.json).write_text(json.dumps(report, indent=2))

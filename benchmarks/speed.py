@@ -53,7 +53,8 @@ from hf_punctcase.cli import DTYPE_CHOICES
 from hf_punctcase.data import data_dir, read_iwslt_cased
 from hf_punctcase.labels import LabelScheme
 from hf_punctcase.hardware import detect_hardware
-from hf_punctcase.registry import is_onnx_dir, resolve_model
+from hf_punctcase.checkpoints import resolve
+from hf_punctcase.formats import is_onnx_dir
 from hf_punctcase.runtime import OnDeviceRestorer
 from hf_punctcase.runtime.onnx_backend import import_onnxruntime, read_export_info
 
@@ -129,7 +130,7 @@ def main() -> None:
 
     loaded = {}  # "model | dtype" -> (a callable taking (text, batch_size, window arguments), weights in words)
     for model in args.model:
-        folder = resolve_model(model)
+        folder = resolve(model).location
         if is_onnx_dir(folder):
             pipe = hf_punctcase.load_pipeline(folder, intra_op_num_threads=args.threads)
             weights = f"ONNX {read_export_info(folder).get('precision', '')}".strip()
@@ -151,7 +152,7 @@ def main() -> None:
             plan = pipe.execution_plan
             loaded[f"{model} | {dtype}"] = (pipe, f"{plan.runtime} {plan.precision}")
     if args.stock:
-        stock = stock_token_classification(resolve_model(args.model[0]), args.device)
+        stock = stock_token_classification(resolve(args.model[0]).location, args.device)
         loaded[f"{args.model[0]} architecture | transformers token-classification, stride 64"] = (stock, "torch float32")
     restorers = {}  # "model | dtype | context" -> (restorer, its call's window arguments, weights)
     for name, (restorer, weights) in loaded.items():

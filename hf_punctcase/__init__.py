@@ -25,7 +25,7 @@ def _installed(name: str) -> bool:
 #: Whether torch and transformers are installed, so that the transformers plugin is registered.
 PLUGIN_AVAILABLE = _installed("torch") and _installed("transformers")
 
-__version__ = "0.1.0"
+from .version import __version__
 
 if PLUGIN_AVAILABLE:
     from .quantization import import_torchao_quietly
@@ -41,7 +41,8 @@ if PLUGIN_AVAILABLE:
     )
     from .hardware import ExecutionPlan, Hardware, detect_hardware, plan_execution
     from .pipelines import PunctCasePipeline
-    from .registry import TASK, check_model_dir, default_model_path, load_pipeline, register_pipeline
+    from .checkpoints import ResolvedModel, check_model_dir, resolve
+    from .registry import TASK, default_model_path, load_pipeline, register_pipeline
     from .streaming import StreamingRestorer
 
     register()
@@ -62,6 +63,7 @@ if PLUGIN_AVAILABLE:
         "LabeledWords",
         "PLUGIN_AVAILABLE",
         "PunctCasePipeline",
+        "ResolvedModel",
         "StreamingRestorer",
         "TASK",
         "build_mixed_case_lexicon",
@@ -70,6 +72,7 @@ if PLUGIN_AVAILABLE:
         "detect_hardware",
         "load_pipeline",
         "plan_execution",
+        "resolve",
         "ON_DEVICE_MODEL_DIR",
     ]
 else:

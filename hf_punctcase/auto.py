@@ -12,6 +12,7 @@ from transformers.models import auto as transformers_auto
 from transformers.models.auto.auto_factory import _BaseAutoModelClass, _LazyAutoMapping
 from transformers.models.auto.configuration_auto import CONFIG_MAPPING_NAMES
 
+from .export.remote_code import RemoteCodeExporter
 from .models import MODEL_FAMILIES
 
 MODEL_FOR_JOINT_TOKEN_CLASSIFICATION_MAPPING = _LazyAutoMapping(CONFIG_MAPPING_NAMES, OrderedDict())
@@ -26,8 +27,6 @@ class AutoModelForJointTokenClassification(_BaseAutoModelClass):
 def register() -> None:
     """Idempotent: make every model family's config and model known to transformers' auto classes,
     and have saved checkpoints carry the code that loads them without the plugin."""
-    from .export.remote_code import RemoteCodeExporter
-
     for model_type, (config_class, model_class) in MODEL_FAMILIES.items():
         if model_type not in transformers_auto.configuration_auto.CONFIG_MAPPING:
             AutoConfig.register(model_type, config_class)

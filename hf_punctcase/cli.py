@@ -13,7 +13,7 @@ An ``--output`` file is written through a temporary file in its folder and renam
 after every line was restored, so it may be the input file itself, and a failure leaves it as it was.
 Everything that can be checked before the model runs is checked first: the input is readable (a
 regular file is read through once for its encoding and its line count), the output's folder is
-writable and the checkpoint is whole (:func:`hf_punctcase.registry.check_model_dir`). A fault ends
+writable and the checkpoint is whole (:func:`hf_punctcase.checkpoints.resolve`). A fault ends
 the run with one line on stderr naming the path and what is wrong, and exit code 2. On stdout, lines
 restored before a fault found later in streamed input (stdin, a pipe) have already been written.
 
@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from .registry import one_line
+from .faults import one_line
 
 #: Exit code of a fault the user can fix (bad path, bad file, bad checkpoint), as for usage errors.
 EXIT_FAULT = 2
@@ -174,7 +174,7 @@ def _output(path: str | None) -> Iterator[IO[str]]:
     """The stream restored lines go to: stdout (UTF-8), or a file replaced whole only when the block
     ends without an exception. The temporary file is created on entry, so an output that cannot be
     written is reported before the model loads."""
-    from .io import atomic_output
+    from .atomic_files import atomic_output
 
     if path is None:
         with _stdout() as stream:
@@ -412,11 +412,9 @@ def stats(args) -> int:
 
 def _checkpoint_folder(path: str) -> Path:
     """A local checkpoint folder, checked; ``default`` is the embedded model."""
-    from .registry import check_model_dir, resolve_model
+    from .checkpoints import resolve
 
-    # resolve_model maps None/"default" to the embedded model and checks local-looking paths; a bare
-    # name it would take for a Hub repo id must still be a local folder here.
-    return Path(check_model_dir(Path(resolve_model(path)).expanduser()))
+    return resolve(path, local_only=True).folder
 
 
 def push(args) -> int:
@@ -436,8 +434,8 @@ def push(args) -> int:
 
 
 def card(args) -> int:
-    from .io import atomic_write_text
-    from .model_card import card_for_checkpoint
+    from .atomic_files import atomic_write_text
+    from .cards.checkpoint import card_for_checkpoint
 
     try:
         folder = _checkpoint_folder(args.path)

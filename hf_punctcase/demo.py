@@ -267,7 +267,7 @@ SPACE_REQUIREMENTS = "hf-punctcase[demo]\n"
 def write_space(folder: str | os.PathLike, overwrite: bool = False) -> Path:
     """Write the files of a Hugging Face Space that serves this app (README.md, app.py,
     requirements.txt) into ``folder``, all or nothing (``hf-punctcase demo --space-dir``)."""
-    from .io import atomic_directory
+    from .atomic_files import atomic_directory
 
     target = Path(folder)
     with atomic_directory(target, overwrite=overwrite) as staging:

@@ -164,18 +164,25 @@ def plan_execution(
 ) -> ExecutionPlan:
     """The runtime, precision and device the punct-case pipeline uses for ``model`` (the module
     docstring has the rule). ``model`` is ``"default"`` / None (the embedded default), another
-    embedded name, or a checkpoint folder; ``device`` and ``dtype`` as given to ``pipeline()`` (None or
+    embedded name, a checkpoint folder, or what :func:`~hf_punctcase.checkpoints.resolve` made of one
+    (a Hub repo id plans as a torch checkpoint); ``device`` and ``dtype`` as given to ``pipeline()`` (None or
     "auto": not given). ``hardware`` defaults to :func:`detect_hardware`; ``int8_graph=False`` leaves
     out the default's int8 graph (where it cannot be built: no ``onnx``, no writable cache)."""
+    from .checkpoints import ResolvedModel
     from .embedded import DEFAULT_MODEL_DIR, embedded_model_dir
-    from .registry import is_onnx_dir
+    from .formats import format_of
 
     hardware = hardware or detect_hardware()
     device_type = _device_name(device).split(":")[0]
-    folder = embedded_model_dir(model) or (Path(model) if model is not None else None)
+    if isinstance(model, ResolvedModel):
+        folder, runtime = model.folder, model.runtime
+    else:
+        folder = embedded_model_dir(model) or (Path(model) if model is not None else None)
+        found = format_of(folder) if folder is not None else None
+        runtime = found.runtime if found is not None else None
     if dtype not in (None, "auto"):
         return ExecutionPlan(TORCH, _dtype_name(dtype), _device_name(device), "the dtype asked for")
-    if folder is not None and is_onnx_dir(folder):
+    if folder is not None and runtime == ONNXRUNTIME:
         return ExecutionPlan(ONNXRUNTIME, _onnx_precision(folder), "cpu", "an ONNX export: its graph fixes its precision")
     if device_type == "cuda":
         if hardware.cuda_bf16:

@@ -20,7 +20,8 @@ import os
 import tempfile
 from pathlib import Path
 
-from .model_card import card_for_checkpoint, stored_dtype
+from .cards.checkpoint import card_for_checkpoint
+from .cards.weights import stored_dtype
 
 
 def stage_checkpoint(checkpoint: str | os.PathLike, target: str | os.PathLike, card: str | None = None) -> Path:
@@ -36,12 +37,14 @@ def stage_checkpoint(checkpoint: str | os.PathLike, target: str | os.PathLike, c
 
     from .auto import AutoModelForJointTokenClassification
     from .quantization import is_storage_quantized, save_quantized
-    from .registry import check_model_dir, is_onnx_dir
+    from .checkpoints import resolve
+    from .execution import ONNXRUNTIME
 
-    source = Path(check_model_dir(Path(checkpoint)))
+    resolved = resolve(checkpoint, local_only=True)
+    source = resolved.folder
     target = Path(target)
     target.mkdir(parents=True, exist_ok=True)
-    if is_onnx_dir(source):
+    if resolved.runtime == ONNXRUNTIME:
         shutil.copytree(source, target, dirs_exist_ok=True)
         if card is not None:
             (target / "README.md").write_text(card, encoding="utf-8")

@@ -149,18 +149,18 @@ def _name_pattern(module_name: str) -> str:
 def quantize_checkpoint(source: str | os.PathLike, target: str | os.PathLike, *, overwrite: bool = False) -> Path:
     """Write ``source`` to ``target`` with its encoder's Linear and Embedding weights stored as int8.
 
-    ``source`` is a checkpoint folder (checked by :func:`hf_punctcase.registry.check_model_dir`) or
+    ``source`` is a checkpoint folder (checked by :func:`hf_punctcase.checkpoints.resolve`) or
     ``"default"`` for the embedded model. ``target`` gets the weights, config.json (with its
     ``quantization_config``), the code that loads the checkpoint without the plugin, the tokenizer
     and the source's README.md card where it has one. The folder is built beside ``target`` and
-    renamed into place only once complete (:func:`hf_punctcase.io.atomic_directory`): a failure
+    renamed into place only once complete (:func:`hf_punctcase.atomic_files.atomic_directory`): a failure
     leaves no partial folder, and an existing ``target`` is replaced (with ``overwrite=True``; else
     ``FileExistsError``) only at that point. Returns ``target``.
     """
-    from .io import atomic_directory
-    from .registry import check_model_dir, resolve_model
+    from .atomic_files import atomic_directory
+    from .checkpoints import resolve
 
-    folder = Path(check_model_dir(Path(resolve_model(source)).expanduser()))
+    folder = resolve(source, local_only=True).folder
     target = Path(target).expanduser()
     if is_storage_quantized(folder):
         raise ValueError(f"model path {folder} is already stored quantized (config.json has a quantization_config)")

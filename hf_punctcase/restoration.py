@@ -27,7 +27,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .labels import DISFLUENCY_LABELS, LABELLED_MARKS, LabelScheme, apply_case, case_label_of, is_latin_letter, split_trailing_marks
+from .inputs import InputWords, parse_inputs
+from .labels import DISFLUENCY_LABELS, LABELLED_MARKS, LabelScheme, apply_case, case_label_of, is_latin_letter
 from .tokenization import first_subword_positions, model_words, tokenize_words
 
 #: Words longer than this are passed through untouched and shown to the model as one unknown token.
@@ -41,57 +42,6 @@ PUNCTUATION, CASING = "punct", "case"
 TASKS = (PUNCTUATION, CASING)
 #: The optional disfluency head (FLUENT / DISFLUENT), by the name a backend gives it.
 DISFLUENCY = "disfl"
-
-
-@dataclass(frozen=True, eq=False)
-class InputWords:
-    """An input's words and the marks that trailed them, shared by all its windows.
-
-    Held in an object rather than as lists because the pipeline base class walks every list in a
-    batch (to move tensors to the device): a list of a million words per window would be walked
-    once per window.
-    """
-
-    words: list[str]
-    marks: list[str]
-
-    def __len__(self) -> int:
-        return len(self.words)
-
-
-def split_words(tokens: Sequence[str]) -> InputWords:
-    """Whitespace tokens → words and the punctuation each carried (``"risks?"`` → ``"risks"``, ``"?"``).
-
-    A token of punctuation only (``--``, ``...``) stays a word of its own, so that every token is one
-    word of the output."""
-    cores, marks = [], []
-    for token in tokens:
-        core, trail = split_trailing_marks(token)
-        if not core:
-            core, trail = token, ""
-        cores.append(core)
-        marks.append(trail)
-    return InputWords(cores, marks)
-
-
-def check_one_token(word: str, where: str) -> None:
-    """Raise ValueError naming ``where`` unless a pre-split word is one whitespace token: a word
-    holding whitespace would break one word in, one word out."""
-    if not word or len(word.split()) != 1 or word != word.strip():
-        raise ValueError(f"{where} ({word!r}) is empty or holds whitespace; each word must be one token")
-
-
-def is_word_list(value) -> bool:
-    """Whether ``value`` is one transcript given as words: a list or tuple of str."""
-    return isinstance(value, (list, tuple)) and all(isinstance(word, str) for word in value)
-
-
-def check_words(words: Sequence[str]) -> list[str]:
-    """A pre-split transcript's words as a list, each checked by :func:`check_one_token` (the error
-    names the word's index)."""
-    for i, word in enumerate(words):
-        check_one_token(word, f"word {i}")
-    return list(words)
 
 
 def is_opaque(word: str) -> bool:
@@ -503,17 +453,16 @@ def restore_from_windows(
     tasks: Sequence[str] = TASKS,
     return_sentences: bool = False,
     return_probabilities: bool = False,
-    extras: Sequence[dict] | None = None,
 ) -> dict:
     """One input's result from its windows' per-word probabilities (in order): the words joined,
-    decoded and given character offsets; ``extras`` (one dict a word: fields the caller's input words
-    carried, such as times) added to each word without replacing a restored field, before the
+    decoded and given character offsets; the fields the input's words carried besides the word
+    (``source.extras``: times, ...) added to each word without replacing a restored field, before the
     sentences are cut; ``"sentences"`` and ``"probabilities"`` when asked for."""
     probs = join_windows(windows, len(source))
     result = decode(source, probs, scheme, lexicon, keep_punctuation, consistent_casing, tasks)
     add_char_offsets(result["words"])
-    if extras is not None:
-        for entry, extra in zip(result["words"], extras):
+    if source.extras is not None:
+        for entry, extra in zip(result["words"], source.extras):
             entry.update((key, value) for key, value in extra.items() if key not in entry)
     if return_sentences:
         result["sentences"] = sentences(result["words"])
@@ -596,10 +545,10 @@ def restore_without_disfluencies(restore, inputs, is_split_into_words: bool, has
             "remove_disfluencies=True needs a model with a disfluency head (config.disfluency_labels); "
             "this model restores punctuation and casing only"
         )
-    single = isinstance(inputs, str) or (is_split_into_words and (is_word_list(inputs) or _is_word_dicts(inputs)))
-    batch = [inputs] if single else list(inputs)
-    if not batch:
+    items, single = parse_inputs(inputs, is_split_into_words)
+    if not items:
         return []
+    batch = [inputs] if single else list(inputs)
     # The first pass checks the inputs (types, words) as the restorer always does.
     first = restore(batch[0] if single else batch, is_split_into_words, **{**options, "return_sentences": False})
     first = [first] if single else first
@@ -610,11 +559,6 @@ def restore_without_disfluencies(restore, inputs, is_split_into_words: bool, has
     return merged[0] if single else merged
 
 
-def _is_word_dicts(value) -> bool:
-    """One transcript given as timed words: a non-empty list of mappings (Whisper's word dicts)."""
-    return isinstance(value, (list, tuple)) and bool(value) and all(isinstance(word, Mapping) for word in value)
-
-
 __all__ = [
     "CASING",
     "DISFLUENCY",
@@ -622,7 +566,6 @@ __all__ = [
     "DEFAULT_MAX_LENGTH",
     "DEFAULT_WINDOW_WORDS",
     "EncodedWindow",
-    "InputWords",
     "MAX_WORD_CHARS",
     "NAME_ODDS",
     "PUNCTUATION",
@@ -632,11 +575,8 @@ __all__ = [
     "add_char_offsets",
     "capitalisable",
     "char_offsets",
-    "check_one_token",
     "check_tasks",
     "check_window_sizes",
-    "check_words",
-    "is_word_list",
     "fluent_inputs",
     "merge_fluent",
     "restore_from_windows",
@@ -653,6 +593,5 @@ __all__ = [
     "plan_windows",
     "restored_trail",
     "sentences",
-    "split_words",
     "word_probabilities",
 ]

@@ -29,21 +29,19 @@ from typing import Any
 import numpy as np
 import torch
 
+from .inputs import InputWords, parse_word, split_words
 from .pipelines import PunctCasePipeline
 from .restoration import (
     CASING,
     TASKS,
-    InputWords,
     Window,
     add_char_offsets,
-    check_one_token,
     check_tasks,
     check_window_sizes,
     decode,
     encode_windows,
     encoder_words,
     plan_windows,
-    split_words,
     word_probabilities,
 )
 
@@ -281,20 +279,8 @@ class StreamingRestorer:
             raise TypeError(f"push takes a list of words, got {type(words).__name__}") from None
         for i, item in enumerate(items):
             if isinstance(item, Mapping):
-                items[i] = item = dict(item)
-            where = f"word {i} of this push (word {self._received + i} of the stream)"
-            if isinstance(item, Mapping):
-                if "word" not in item:
-                    raise ValueError(f"{where} is a dict without a 'word' field: {dict(item)!r:.200}")
-                word = item["word"]
-                if not isinstance(word, str):
-                    raise TypeError(f"{where} has a 'word' of type {type(word).__name__}, not str")
-                word = word.strip()  # as speech recognisers give them: " Hello"
-            elif isinstance(item, str):
-                word = item
-            else:
-                raise TypeError(f"{where} is {type(item).__name__}; a word is a str or a dict with a 'word' field")
-            check_one_token(word, where)
+                items[i] = dict(item)
+            parse_word(item, f"word {i} of this push (word {self._received + i} of the stream)")
         return items
 
 

@@ -29,7 +29,8 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from .restoration import is_opaque, is_sentence_end, split_words
+from .inputs import split_words
+from .restoration import is_opaque, is_sentence_end
 
 FORMATS = ("srt", "vtt")
 DEFAULT_MAX_CHARS = 42

@@ -13,7 +13,7 @@ measured on the TED dev transcripts and stated in the card.
 
 Dev sets: every set of ``hf_punctcase.evaluation.DEV_SETS`` and ``ASR_DEV_SETS`` whose files the data
 folder holds (a missing one is skipped, and said so); sets without reliable casing are scored on
-punctuation only. The card (hf_punctcase.model_card) takes the training data, licences and commands from
+punctuation only. The card (hf_punctcase.cards) takes the training data, licences and commands from
 the checkpoint's training records, and the dev figures measured here; it is written to
 ``model_cards/default.md`` (``on_device.md``) and, identical, to the shipped folder's ``README.md``.
 """
@@ -44,8 +44,12 @@ from hf_punctcase.evaluation import (
 from hf_punctcase.export.onnx import export_card, export_onnx
 from hf_punctcase.labels import LabelScheme
 from hf_punctcase.quantization import save_quantized
-from hf_punctcase.io import atomic_directory, atomic_write_text
-from hf_punctcase.model_card import INT8_WEIGHTS, EMBEDDED_DEFAULT_ID, DevSetEvaluation, card_data_for_checkpoint, render_model_card
+from hf_punctcase.atomic_files import atomic_directory, atomic_write_text
+from hf_punctcase.cards.card import render_model_card
+from hf_punctcase.cards.checkpoint import card_data_for_checkpoint
+from hf_punctcase.cards.facts import DevSetEvaluation
+from hf_punctcase.cards.lineage import EMBEDDED_DEFAULT_ID
+from hf_punctcase.cards.weights import INT8_WEIGHTS
 
 REPO = Path(__file__).resolve().parents[1]
 #: The card each embedded model's export writes, besides the folder's README.md.

@@ -31,7 +31,7 @@ from pathlib import Path
 
 from hf_punctcase.data import data_dir, document_split, read_iwslt_cased, read_ted_talks, read_text_files
 from hf_punctcase.data.asr_noise import AsrNoiseModel
-from hf_punctcase.io import atomic_write_text
+from hf_punctcase.atomic_files import atomic_write_text
 from hf_punctcase.speech import SpeechLoopConfig, read_records, run_speech_loop, utterances
 
 #: The dev set's settings: one modern recogniser (PocketSphinx's errors on noisy speech are far from

@@ -18,7 +18,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from hf_punctcase.io import atomic_directory
+from hf_punctcase.atomic_files import atomic_directory
 from hf_punctcase.models.cnn_bilstm import DEFAULT_VOCAB_SIZE, train_tokenizer_on_corpora
 
 

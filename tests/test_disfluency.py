@@ -318,7 +318,7 @@ def test_freeze_except_trains_only_the_named_parameters(tiny_tokenizer):
 
 
 def test_card_names_the_disfluency_head():
-    from hf_punctcase.model_card import architecture_of
+    from hf_punctcase.cards.facts import architecture_of
 
     config = disfluent_config("punct_to_disfl").to_dict()
     assert "disfluency head" in architecture_of(config) and "attention between the heads" in architecture_of(config)

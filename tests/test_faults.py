@@ -29,7 +29,7 @@ from transformers import pipeline
 
 import hf_punctcase
 from hf_punctcase.labels import apply_case
-from hf_punctcase.registry import CheckpointError
+from hf_punctcase.checkpoints import CheckpointError
 from hf_punctcase.restoration import restored_trail
 
 # ---- command line in its own process ------------------------------------------------------------

@@ -13,16 +13,10 @@ from huggingface_hub import ModelCard
 
 import hf_punctcase
 from hf_punctcase.hub import check_card_metadata
-from hf_punctcase.model_card import (
-    EMBEDDED_DEFAULT_ID,
-    TEMPLATE_PATH,
-    DevSetEvaluation,
-    PunctCaseCardFacts,
-    TrainingDataset,
-    card_for_checkpoint,
-    card_training_data,
-    render_model_card,
-)
+from hf_punctcase.cards.card import TEMPLATE_PATH, card_training_data, render_model_card
+from hf_punctcase.cards.checkpoint import card_for_checkpoint
+from hf_punctcase.cards.facts import DevSetEvaluation, PunctCaseCardFacts, TrainingDataset
+from hf_punctcase.cards.lineage import EMBEDDED_DEFAULT_ID
 
 ROOT = Path(__file__).resolve().parents[1]
 PUBLISHED = sorted((ROOT / "model_cards").glob("*.md"))
@@ -219,7 +213,7 @@ def test_published_cards_are_valid_and_state_software_facts_only(path: Path):
 
 
 def test_rows_of_checkpoints_several_back_count_them_instead_of_repeating():
-    from hf_punctcase.model_card import _one_checkpoint_back
+    from hf_punctcase.cards.lineage import _one_checkpoint_back
 
     assert _one_checkpoint_back("stage 1, weight 1") == "base checkpoint, stage 1, weight 1"
     assert _one_checkpoint_back("base checkpoint, stage 1, weight 1") == "base checkpoint (2 checkpoints back), stage 1, weight 1"

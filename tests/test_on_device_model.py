@@ -11,7 +11,8 @@ from transformers import pipeline
 
 import hf_punctcase
 from hf_punctcase.evaluation import evaluate_pipeline
-from hf_punctcase.registry import is_onnx_dir, resolve_model
+from hf_punctcase.checkpoints import resolve
+from hf_punctcase.formats import is_onnx_dir
 from hf_punctcase.runtime import OnDeviceRestorer
 
 from conftest import run_cli, tiny_corpus_texts
@@ -22,7 +23,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 def test_the_on_device_model_is_shipped_as_an_int8_onnx_graph_of_at_most_8_mb():
     folder = hf_punctcase.ON_DEVICE_MODEL_DIR
-    assert resolve_model("on-device") == str(folder) and is_onnx_dir(folder)
+    assert resolve("on-device").location == str(folder) and is_onnx_dir(folder)
     assert sorted(path.name for path in folder.iterdir()) == [
         "README.md", "config.json", "model.onnx", "onnx_export.json", "tokenizer.json", "tokenizer_config.json",
     ]

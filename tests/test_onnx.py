@@ -16,8 +16,10 @@ from transformers import pipeline
 import hf_punctcase
 from hf_punctcase.export import onnx as onnx_export
 from hf_punctcase.export.onnx import PARITY_TEXTS, export_onnx, label_agreement
-from hf_punctcase.pipelines import OnnxBackend, OnnxModel, TorchBackend
-from hf_punctcase.registry import CheckpointError, is_onnx_dir
+from hf_punctcase.formats.onnx import OnnxModel
+from hf_punctcase.pipelines import OnnxBackend, TorchBackend
+from hf_punctcase.checkpoints import CheckpointError
+from hf_punctcase.formats import is_onnx_dir
 
 from conftest import run_cli
 

@@ -12,7 +12,8 @@ from hf_punctcase.labels import LABELLED_MARKS, split_trailing_marks
 from hf_punctcase.hardware import detect_hardware
 
 from conftest import assert_same_restoration
-from hf_punctcase.restoration import add_char_offsets, capitalisable, consistent_labels, decode, is_opaque, plan_windows, split_words
+from hf_punctcase.inputs import split_words
+from hf_punctcase.restoration import add_char_offsets, capitalisable, consistent_labels, decode, is_opaque, plan_windows
 
 from conftest import VOCABULARY, random_text
 

@@ -14,7 +14,7 @@ from conftest import run_cli, tiny_config
 
 import hf_punctcase
 from hf_punctcase.export.remote_code import REMOTE_CODE_TASK
-from hf_punctcase.io import _umask
+from hf_punctcase.atomic_files import _umask
 from hf_punctcase.quantization import (
     is_storage_quantized,
     quantize_checkpoint,
@@ -262,7 +262,8 @@ def test_cli_quantize_missing_source_is_one_line(monkeypatch, capsys, tmp_path):
 
 
 def test_card_facts_name_int8_storage(decisive_model_dir, quantized_dir):
-    from hf_punctcase.model_card import INT8_WEIGHTS, card_data_for_checkpoint, parameter_count, stored_dtype
+    from hf_punctcase.cards.checkpoint import card_data_for_checkpoint
+    from hf_punctcase.cards.weights import INT8_WEIGHTS, parameter_count, stored_dtype
 
     assert stored_dtype(quantized_dir) == "I8" and stored_dtype(decisive_model_dir) == "F32"
     assert parameter_count(quantized_dir) == parameter_count(decisive_model_dir)  # scales are not parameters

@@ -15,7 +15,7 @@ from safetensors.torch import load_file
 from transformers import TrainingArguments
 
 import hf_punctcase
-from hf_punctcase import model_card
+from hf_punctcase.cards import lineage, training_records
 from hf_punctcase.training import describe_machine
 from hf_punctcase.training.mlm import DataCollatorForPunctuationMasking, masked_lm_from_encoder, masked_positions_loss
 
@@ -284,19 +284,19 @@ def test_a_resumed_mlm_run_records_where_it_resumed(tiny_encoder_dir, corpus, tm
     ]
     first = json.loads((mlm_adapt.main(args) / "mlm_summary.json").read_text())
     assert first["resumed_from_step"] is None and first["global_step"] == 4
-    assert model_card._mlm_description(first).startswith("MLM adaptation (punctuation masking): 0 min, 4 steps over ")
+    assert training_records.mlm_description(first).startswith("MLM adaptation (punctuation masking): 0 min, 4 steps over ")
 
     resumed = mlm_adapt.main([*args, "--resume_from_checkpoint", str(tmp_path / "mlm" / "checkpoint-2")])
     summary = json.loads((resumed / "mlm_summary.json").read_text())
     assert summary["resumed_from_step"] == 2 and summary["global_step"] == 4
     assert [step for step, _ in summary["loss_curve"]] == [1, 2, 3, 4]  # the first leg's losses come with the checkpoint
-    assert "4 steps (resumed from step 2; steps 2–4 took 0 min) over " in model_card._mlm_description(summary)
+    assert "4 steps (resumed from step 2; steps 2–4 took 0 min) over " in training_records.mlm_description(summary)
 
 
 def test_card_reads_the_corpora_of_an_older_mlm_record_off_its_command():
     record = {"command": "python recipes/mlm_adapt.py --output_dir x --corpora ted swda=0.5 --unlabeled ted_unpunctuated --bf16"}
-    assert model_card._mlm_corpora(record) == ["ted", "swda=0.5", "ted_unpunctuated"]
-    assert [d.licence for d in model_card._mlm_datasets(record)] == ["CC BY-NC-ND 3.0", "CC BY-NC-SA 3.0", "CC BY-NC-ND 3.0"]
+    assert training_records.mlm_corpora(record) == ["ted", "swda=0.5", "ted_unpunctuated"]
+    assert [d.licence for d in lineage.mlm_datasets(record)] == ["CC BY-NC-ND 3.0", "CC BY-NC-SA 3.0", "CC BY-NC-ND 3.0"]
 
 
 def test_restore_corpus_across_two_processes_keeps_input_order(tiny_model_dir, tmp_path):

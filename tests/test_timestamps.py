@@ -14,8 +14,8 @@ from hf_punctcase.restoration import (
     check_tasks,
     decode,
     sentences,
-    split_words,
 )
+from hf_punctcase.inputs import split_words
 
 from conftest import random_text
 
@@ -215,14 +215,17 @@ def test_pipeline_tasks(tiny_pipeline):
 
 
 def test_bad_timed_words(tiny_pipeline):
-    with pytest.raises(TypeError):
+    with pytest.raises(ValueError, match="word 0 is a dict without a 'word' field"):
         tiny_pipeline([{"start": 0.0, "end": 1.0}], is_split_into_words=True)
+    with pytest.raises(TypeError, match="word 1 has a 'word' of type int"):
+        tiny_pipeline([{"word": "so"}, {"word": 3}], is_split_into_words=True)
     with pytest.raises(ValueError):
         tiny_pipeline([{"word": "two words", "start": 0.0, "end": 1.0}], is_split_into_words=True)
     with pytest.raises(ValueError):
         tiny_pipeline([{"word": "  ", "start": 0.0, "end": 1.0}], is_split_into_words=True)
-    with pytest.raises(TypeError):
-        tiny_pipeline([{"word": "so"}, "what"], is_split_into_words=True)
+    mixed = tiny_pipeline([{"word": "so", "start": 0.0}, "what"], is_split_into_words=True)  # as the stream takes them
+    assert [w["word"].lower().rstrip(",.?") for w in mixed["words"]] == ["so", "what"]
+    assert mixed["words"][0]["start"] == 0.0 and "start" not in mixed["words"][1]
 
 
 def test_default_model_timed_sentences():

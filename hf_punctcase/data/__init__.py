@@ -11,10 +11,8 @@ from .builder import (
     LICENCES,
     NON_COMMERCIAL,
     SOURCES,
-    SPLITS,
     chunk_at_sentences,
     consecutive_windows,
-    document_split,
     features_for,
     load_punct_case_dataset,
     load_unlabeled_dataset,
@@ -27,6 +25,7 @@ from .disfluency_synthesis import (
     overlapping_documents,
     train_call_statistics,
 )
+from .splits import SPLITS, document_split
 from .mixing import CorpusSpec, cap_words, count_words, mixed_case_lexicon, weighted_mix, window_examples
 from .formats import read_che, read_nemo, write_che, write_nemo
 from .label_transfer import AsrHypothesis, transfer_labels

@@ -116,7 +116,7 @@ class AsrNoiseModel:
         )
 
     def save(self, path: str | os.PathLike) -> None:
-        from ..io import atomic_write_text
+        from ..atomic_files import atomic_write_text
 
         atomic_write_text(path, json.dumps(asdict(self), indent=1, ensure_ascii=False) + "\n")
 

@@ -56,12 +56,9 @@ from .sources import (
     read_text_files,
     read_wikipedia,
 )
+from .splits import SPLITS, SWITCHBOARD_SPLIT, document_split
 
 SENTENCE_END = ("PERIOD", "QUESTION", "EXCLAMATION")
-
-
-#: Split names a corpus can give.
-SPLITS = ("train", "validation", "test")
 
 
 def features_for(scheme: LabelScheme, written_forms: bool = False) -> datasets.Features:
@@ -80,16 +77,6 @@ def features_for(scheme: LabelScheme, written_forms: bool = False) -> datasets.F
 
 
 FEATURES = features_for(LabelScheme(DEFAULT_PUNCT_LABELS, DEFAULT_CASE_LABELS))
-
-
-def document_split(doc_id: str, validation: float = 0.05, test: float = 0.05) -> str:
-    """A stable split for a document from a hash of its id (the same on every machine and run)."""
-    bucket = int(hashlib.sha1(doc_id.encode("utf-8")).hexdigest()[:8], 16) / 0xFFFFFFFF
-    if bucket < test:
-        return "test"
-    if bucket < test + validation:
-        return "validation"
-    return "train"
 
 
 def chunk_at_sentences(labeled: LabeledWords, max_words: int) -> Iterator[tuple[int, int]]:
@@ -161,10 +148,6 @@ def _aci_bench_asr(root: Path, options: dict):
     for split, name in (("train", "train"), ("validation", "valid")):
         for key, asr, human in read_aci_asr_pairs(folder, name):
             yield split, f"aci_bench_asr/{name}/{key}", AsrHypothesis(human, asr), False
-
-
-#: How the annotated Switchboard calls are split (by call; 26 / 7 / 3 calls of the 36).
-SWITCHBOARD_SPLIT = {"validation": 0.1, "test": 0.1}
 
 
 def _switchboard_file(root: Path) -> Path:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from ..labels import TRAILING_PUNCTUATION, LabeledWords
 from .disfluency import read_switchboard_calls
+from .splits import SWITCHBOARD_SPLIT, document_split
 
 _BRACE = re.compile(r"\{([FDE]) ([^{}]*)\}")
 # An innermost repair: "[ reparandum + repair ]" with no bracket inside.
@@ -93,8 +94,6 @@ def disfluency_statistics(calls: Iterable[str]) -> DisfluencyStatistics:
 def train_call_statistics(path) -> DisfluencyStatistics:
     """The statistics of the train calls of an annotated file (the split of the
     ``switchboard_disfluency`` corpus), so that no held-out call shapes the synthetic data."""
-    from .builder import SWITCHBOARD_SPLIT, document_split
-
     calls = [text for doc_id, text in read_switchboard_calls(path) if document_split(doc_id, **SWITCHBOARD_SPLIT) == "train"]
     return disfluency_statistics(calls)
 

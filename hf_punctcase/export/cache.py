@@ -24,8 +24,12 @@ import hashlib
 import logging
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..runtime.onnx_backend import ONNX_MODEL_FILE
+
+if TYPE_CHECKING:
+    from ..checkpoints import ResolvedModel
 
 logger = logging.getLogger(__name__)
 
@@ -48,32 +52,57 @@ def cache_dir() -> Path:
     return Path(constants.HF_HOME).expanduser() / "hf_punctcase"
 
 
+#: Fingerprints computed in this process, by the files' names, sizes and modification times: a load
+#: after the first does not read the weights again.
+_FINGERPRINTS: dict[tuple, str] = {}
+
+
 def _fingerprint(folder: Path) -> str:
+    files = [file for file in sorted(folder.iterdir()) if file.is_file() and file.suffix in (".json", ".safetensors", ".txt", ".model")]
+    key = (str(folder.resolve()), *((file.name, *_size_and_time(file)) for file in files))
+    if key not in _FINGERPRINTS:
+        _FINGERPRINTS[key] = _hash_files(files)
+    return _FINGERPRINTS[key]
+
+
+def _size_and_time(file: Path) -> tuple[int, int]:
+    status = file.stat()
+    return status.st_size, status.st_mtime_ns
+
+
+def _hash_files(files: list[Path]) -> str:
     import onnxruntime
     import torch
 
-    from .. import __version__
+    from ..version import __version__
 
     digest = hashlib.sha256()
     for part in (_BUILD_VERSION, __version__, torch.__version__, onnxruntime.__version__):
         digest.update(part.encode() + b"\0")
-    for file in sorted(folder.iterdir()):
-        if file.is_file() and file.suffix in (".json", ".safetensors", ".txt", ".model"):
-            digest.update(file.name.encode() + b"\0")
-            with open(file, "rb") as handle:
-                for block in iter(lambda: handle.read(1 << 20), b""):
-                    digest.update(block)
+    for file in files:
+        digest.update(file.name.encode() + b"\0")
+        with open(file, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
     return digest.hexdigest()[:16]
 
 
 def int8_graph(checkpoint: str | os.PathLike = "default") -> Path:
     """The cached int8 ONNX export of ``checkpoint`` (``"default"`` or a checkpoint folder), built on the
     first call. Raises ImportError when ``onnx`` is missing and OSError when the cache cannot be written."""
+    from ..checkpoints import resolve
+
+    return built_int8_graph(resolve(checkpoint))
+
+
+def built_int8_graph(resolved: ResolvedModel) -> Path:
+    """:func:`int8_graph` of a model :func:`~hf_punctcase.checkpoints.resolve` has already checked."""
     from ..embedded import DEFAULT_MODEL_DIR
-    from ..registry import resolve_model
     from .onnx import export_onnx
 
-    folder = Path(resolve_model(str(checkpoint)))
+    if resolved.folder is None:
+        raise OSError(f"{resolved.location} is a Hub repo id: its int8 graph is built from a local folder")
+    folder = resolved.folder
     name = "default" if folder.resolve() == DEFAULT_MODEL_DIR.resolve() else folder.name
     target = cache_dir() / "onnx" / f"{name}-int8-{_fingerprint(folder)}"
     if (target / ONNX_MODEL_FILE).is_file():
@@ -82,7 +111,7 @@ def int8_graph(checkpoint: str | os.PathLike = "default") -> Path:
 
     logger.warning("building the int8 ONNX Runtime graph of %s once, in %s", name, target)
     try:
-        export_onnx(folder, target, int8="per_token", keep_float=keeps_float)
+        export_onnx(resolved, target, int8="per_token", keep_float=keeps_float)
     except (FileExistsError, OSError):
         if (target / ONNX_MODEL_FILE).is_file():  # another process put its copy in place first
             return target
@@ -90,4 +119,4 @@ def int8_graph(checkpoint: str | os.PathLike = "default") -> Path:
     return target
 
 
-__all__ = ["cache_dir", "int8_graph", "keeps_float"]
+__all__ = ["built_int8_graph", "cache_dir", "int8_graph", "keeps_float"]

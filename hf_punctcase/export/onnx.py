@@ -19,7 +19,7 @@ The folder it writes (one model a folder, whatever its precision):
 ``pipeline("punct-case", model=folder)`` runs such a folder with ONNX Runtime (the registry tells it
 by ``model.onnx`` without torch weights), and so does :class:`hf_punctcase.runtime.OnDeviceRestorer`
 without torch. The folder is built beside its place and renamed there only when complete
-(:func:`hf_punctcase.io.atomic_directory`).
+(:func:`hf_punctcase.atomic_files.atomic_directory`).
 
 The graph is traced with torch's TorchScript-based exporter (``torch.onnx.export(dynamo=False)``),
 which handles both families' graphs (attention with padding masks, LSTMs) with dynamic batch and
@@ -37,7 +37,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..io import atomic_directory
+from ..atomic_files import atomic_directory
 from ..runtime.onnx_backend import EXPORT_INFO_FILE, INPUT_NAMES, LOGITS_SUFFIX, ONNX_MODEL_FILE
 
 #: The ONNX opset the graphs are written in (LayerNormalization is an operator from opset 17 on).
@@ -302,7 +302,9 @@ def export_onnx(
     from transformers import AutoTokenizer, pipeline
 
     from ..auto import AutoModelForJointTokenClassification
-    from ..registry import TASK, onnx_pipeline, resolve_model
+    from ..checkpoints import resolve
+    from ..formats import format_named
+    from ..pipelines import TASK
     from ..runtime.onnx_backend import import_onnxruntime
 
     if int8 not in (False, True, "per_token"):
@@ -312,7 +314,8 @@ def export_onnx(
     if weight_type not in WEIGHT_TYPES:
         raise ValueError(f"weight_type {weight_type!r} is not one of {', '.join(WEIGHT_TYPES)}")
     import_onnxruntime()  # fail before any work when ONNX Runtime is missing
-    folder = resolve_model(str(checkpoint))
+    resolved = resolve(checkpoint)
+    folder = resolved.location
     out_dir = Path(out_dir).expanduser()
     if Path(folder).is_dir() and out_dir.resolve() == Path(folder).resolve():
         raise ValueError(f"output {out_dir} is the checkpoint itself; write to another folder")
@@ -356,7 +359,7 @@ def export_onnx(
             "inputs": list(INPUT_NAMES),
             "outputs": outputs,
             "model_type": model.config.model_type,
-            "source": _source_name(str(checkpoint), folder),
+            "source": _source_name(resolved.location, folder),
             "max_position_embeddings": int(model.config.max_position_embeddings),
             "size_bytes": (staging / ONNX_MODEL_FILE).stat().st_size,
             "torch_version": torch.__version__,
@@ -364,7 +367,7 @@ def export_onnx(
         }
         (staging / EXPORT_INFO_FILE).write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
         reference = pipeline(TASK, model=model, tokenizer=tokenizer, device="cpu")
-        exported = onnx_pipeline(staging)
+        exported = format_named("onnx").load_pipeline(str(staging), task=TASK)
         info["parity"] = label_agreement(reference, exported, parity_texts or PARITY_TEXTS)
         (staging / EXPORT_INFO_FILE).write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
         (staging / "README.md").write_text(export_card(source_card, info), encoding="utf-8")

@@ -16,7 +16,7 @@ import os
 from importlib.util import resolve_name
 from pathlib import Path
 
-from ..io import atomic_write_text
+from ..atomic_files import atomic_write_text
 
 #: The task name under which a checkpoint's config lists the pipeline's code (``custom_pipelines``),
 #: for ``pipeline(model=repo, trust_remote_code=True)`` without the plugin. It must differ from the

@@ -1,15 +1,15 @@
 """Pipelines over backends: the ``"punct-case"`` transformers pipeline, the torch backend and the ONNX
 Runtime backend."""
 
-from .backends import OnnxBackend, OnnxModel, TorchBackend, backend_for
-from .punct_case import DEFAULT_CONTEXT_WORDS, DEFAULT_WINDOW_WORDS, PunctCasePipeline
+from .backends import OnnxBackend, TorchBackend, backend_for
+from .punct_case import DEFAULT_CONTEXT_WORDS, DEFAULT_WINDOW_WORDS, TASK, PunctCasePipeline
 
 __all__ = [
     "DEFAULT_CONTEXT_WORDS",
     "DEFAULT_WINDOW_WORDS",
     "OnnxBackend",
-    "OnnxModel",
     "PunctCasePipeline",
+    "TASK",
     "TorchBackend",
     "backend_for",
 ]

@@ -15,34 +15,33 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 
 import numpy as np
 import torch
 from transformers.pipelines.base import ChunkPipeline
 
-from ..execution import ONNXRUNTIME, TORCH, ExecutionPlan
+from ..execution import TORCH, ExecutionPlan
+from ..inputs import InputWords, parse_inputs, transcript
 from ..labels import LabelScheme
 from ..restoration import (
     DEFAULT_CONTEXT_WORDS,
     DEFAULT_WINDOW_WORDS,
     TASKS,
-    InputWords,
     check_tasks,
     check_window_sizes,
-    check_words,
     encode_windows,
     encoder_words,
-    is_word_list,
     max_input_length,
     plan_windows,
     restore_from_windows,
     restore_without_disfluencies,
-    split_words,
     word_probabilities,
 )
-from .backends import OnnxModel, backend_for
+from .backends import backend_for
+
+#: The pipeline task: ``pipeline("punct-case")``.
+TASK = "punct-case"
 
 
 class PunctCasePipeline(ChunkPipeline):
@@ -107,7 +106,7 @@ class PunctCasePipeline(ChunkPipeline):
         #: How the model runs and why (:class:`~hf_punctcase.hardware.ExecutionPlan`); loading by name
         #: replaces this description of the model as given with the plan that chose it.
         self.execution_plan = ExecutionPlan(
-            ONNXRUNTIME if isinstance(self.model, OnnxModel) else TORCH,
+            TORCH if isinstance(self.model, torch.nn.Module) else getattr(self.model, "runtime", TORCH),
             str(getattr(self.model, "dtype", "float32")).removeprefix("torch."),
             str(self.device),
             "the model as given",
@@ -174,29 +173,10 @@ class PunctCasePipeline(ChunkPipeline):
                 lambda items, split, **options: self(items, is_split_into_words=split, **options),
                 inputs, is_split_into_words, self.has_disfluency_head, **kwargs,
             )
-        if is_split_into_words:
-            if is_word_list(inputs):
-                return super().__call__(_PreSplit(check_words(inputs)), **kwargs)
-            if _is_timed_list(inputs):
-                return super().__call__(_timed(inputs), **kwargs)
-            if isinstance(inputs, (list, tuple)) and all(is_word_list(item) or _is_timed_list(item) for item in inputs):
-                return self._call_many(
-                    [_PreSplit(check_words(item)) if is_word_list(item) else _timed(item) for item in inputs], kwargs
-                )
-            raise TypeError(
-                "with is_split_into_words=True, pass a list of words (str, or dicts with a \"word\") or a list of such lists"
-            )
-        if isinstance(inputs, str):
-            return super().__call__(inputs, **kwargs)
-        if isinstance(inputs, (list, tuple)):
-            for i, item in enumerate(inputs):
-                if not isinstance(item, str):
-                    raise TypeError(
-                        f"punct-case accepts a str or a list of str; item {i} is {type(item).__name__} "
-                        "(a list of words? pass is_split_into_words=True)"
-                    )
-            return self._call_many(list(inputs), kwargs)
-        raise TypeError(f"punct-case accepts a str or a list of str, got {type(inputs).__name__}")
+        items, single = parse_inputs(inputs, is_split_into_words)
+        if single:
+            return super().__call__(items[0], **kwargs)
+        return self._call_many(items, kwargs)
 
     def _call_many(self, inputs: list, kwargs: dict):
         if not inputs:
@@ -220,9 +200,7 @@ class PunctCasePipeline(ChunkPipeline):
         context_words: int = DEFAULT_CONTEXT_WORDS,
         progress: bool | None = None,
     ):
-        source = split_words(text.words if isinstance(text, _PreSplit) else text.split())
-        if isinstance(text, _PreSplit) and text.extras is not None:
-            source = _TimedWords(source.words, source.marks, text.extras)
+        source = transcript(text)
         words = encoder_words(source, self.model.config.lowercase_input, self.tokenizer.unk_token)
         windows = list(plan_windows(len(source), window_words, context_words))
         show = progress if progress is not None else (len(windows) > 20 and sys.stderr.isatty())
@@ -282,43 +260,8 @@ class PunctCasePipeline(ChunkPipeline):
         return restore_from_windows(
             source, windows, self.scheme, self.lexicon, keep_punctuation=keep_punctuation,
             consistent_casing=consistent_casing, tasks=tasks, return_sentences=return_sentences,
-            return_probabilities=return_probabilities, extras=getattr(source, "extras", None),
+            return_probabilities=return_probabilities,
         )
-
-
-class _PreSplit:
-    """A transcript given as words (``is_split_into_words=True``); not a list, so that the pipeline
-    base class does not take it for a batch. ``extras``: for timed words (dicts), each word's fields
-    other than ``"word"``."""
-
-    __slots__ = ("words", "extras")
-
-    def __init__(self, words: list[str], extras: list[dict] | None = None):
-        self.words = words
-        self.extras = extras
-
-
-@dataclass(frozen=True, eq=False)
-class _TimedWords(InputWords):
-    """An input's words with the fields each input word dict carried besides ``"word"``."""
-
-    extras: list = field(default_factory=list)
-
-
-def _is_timed_list(value) -> bool:
-    return isinstance(value, (list, tuple)) and bool(value) and all(isinstance(word, Mapping) for word in value)
-
-
-def _timed(words: Sequence[Mapping]) -> _PreSplit:
-    """Timed word dicts → their words (checked, whitespace around them dropped) and other fields."""
-    texts, extras = [], []
-    for i, entry in enumerate(words):
-        word = entry.get("word")
-        if not isinstance(word, str):
-            raise TypeError(f"word {i} has no \"word\" string (got {type(word).__name__}): {dict(entry)!r:.200}")
-        texts.append(word.strip())
-        extras.append({key: value for key, value in entry.items() if key != "word"})
-    return _PreSplit(check_words(texts), extras)
 
 
 def _item(encoded, source: InputWords) -> dict:

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..embedded import embedded_model_dir
+from ..execution import ONNXRUNTIME
+from ..inputs import InputWords, parse_inputs, transcript
 from ..labels import LabelScheme
 from ..restoration import (
     DEFAULT_CONTEXT_WORDS,
@@ -23,18 +24,14 @@ from ..restoration import (
     DISFLUENCY,
     TASKS,
     EncodedWindow,
-    InputWords,
     check_tasks,
     check_window_sizes,
-    check_words,
     encode_windows,
     encoder_words,
-    is_word_list,
     max_input_length,
     plan_windows,
     restore_from_windows,
     restore_without_disfluencies,
-    split_words,
     word_probabilities,
 )
 from .onnx_backend import OnnxBackend, read_export_info
@@ -96,9 +93,16 @@ class OnDeviceRestorer:
         check_window_sizes(window_words, context_words)
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
             raise ValueError(f"batch_size must be an int ≥ 1, got {batch_size!r}")
-        folder = embedded_model_dir(model_dir) or Path(model_dir)
-        if not folder.is_dir():
-            raise FileNotFoundError(f"model path {folder} is not a folder (expected an ONNX export folder)")
+        # Imported here: checkpoints finds formats, and the ONNX format imports this package's backend.
+        from ..checkpoints import resolve
+
+        resolved = resolve(model_dir, local_only=True)
+        folder = resolved.folder
+        if resolved.runtime != ONNXRUNTIME:
+            raise ValueError(
+                f"model path {folder} is {resolved.format.description}, not an ONNX export: "
+                "export it with hf-punctcase export-onnx, or load it with hf_punctcase.load_pipeline"
+            )
         settings = read_export_settings(folder)
         self.scheme: LabelScheme = settings["scheme"]
         self.lexicon: dict[str, str] = settings["lexicon"]
@@ -151,24 +155,9 @@ class OnDeviceRestorer:
             "return_sentences": return_sentences,
             "tasks": tasks,
         }
-        if is_split_into_words:
-            if is_word_list(inputs):
-                return self._restore([split_words(check_words(inputs))], window_words, context_words, options)[0]
-            if isinstance(inputs, (list, tuple)) and all(is_word_list(item) for item in inputs):
-                sources = [split_words(check_words(item)) for item in inputs]
-                return self._restore(sources, window_words, context_words, options)
-            raise TypeError("with is_split_into_words=True, pass a list of words (str) or a list of such lists")
-        if isinstance(inputs, str):
-            return self._restore([split_words(inputs.split())], window_words, context_words, options)[0]
-        if isinstance(inputs, (list, tuple)):
-            for i, item in enumerate(inputs):
-                if not isinstance(item, str):
-                    raise TypeError(
-                        f"OnDeviceRestorer accepts a str or a list of str; item {i} is {type(item).__name__} "
-                        "(a list of words? pass is_split_into_words=True)"
-                    )
-            return self._restore([split_words(item.split()) for item in inputs], window_words, context_words, options)
-        raise TypeError(f"OnDeviceRestorer accepts a str or a list of str, got {type(inputs).__name__}")
+        items, single = parse_inputs(inputs, is_split_into_words, caller="OnDeviceRestorer")
+        results = self._restore([transcript(item) for item in items], window_words, context_words, options)
+        return results[0] if single else results
 
     # ---- windows → model → words ------------------------------------------------------------------
     def _restore(self, sources: list[InputWords], window_words: int, context_words: int, options: dict) -> list[dict]:

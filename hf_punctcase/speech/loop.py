@@ -224,7 +224,7 @@ def run_speech_loop(
     and flushed as it finishes, in input order."""
     from tqdm.auto import tqdm
 
-    from ..io import atomic_write_text
+    from ..atomic_files import atomic_write_text
 
     output = Path(output)
     if output.exists():

@@ -187,9 +187,9 @@ def label_with_teacher(
             raise ValueError(f"{cache} holds teacher logits for another training mixture; remove it or pass another folder")
         logger.info("teacher logits from %s", cache)
         return labelled, {**record, "teacher_logits_cache": str(cache)}
-    from ..registry import resolve_model
+    from ..checkpoints import resolve
 
-    folder = resolve_model(teacher)  # "default": the embedded default model
+    folder = resolve(teacher).location  # "default": the embedded default model
     model = JointTokenClassificationModel.from_pretrained(folder)
     tokenizer = AutoTokenizer.from_pretrained(folder)
     start = time.time()

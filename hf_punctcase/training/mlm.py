@@ -40,7 +40,7 @@ from transformers import (
 from ..data import CorpusSpec, cap_words, load_unlabeled_dataset, weighted_mix
 from ..encoders import resolve_encoder
 from ..labels import IGNORE_INDEX, LabelScheme
-from ..model_card import checkpoint_step
+from ..cards.training_records import checkpoint_step
 from .arguments import MlmArguments
 
 logger = logging.getLogger(__name__)

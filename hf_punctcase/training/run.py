@@ -52,13 +52,14 @@ from ..encoders import resolve_encoder
 from ..evaluation import compute_metrics_for, evaluate_dataset
 from ..hub import push_to_hub
 from ..labels import DISFLUENCY_LABELS, LabelScheme
-from ..model_card import card_for_checkpoint, checkpoint_step
+from ..cards.checkpoint import card_for_checkpoint
+from ..cards.training_records import checkpoint_step
 from ..auto import AutoModelForJointTokenClassification
 from ..models import FAMILY_NAMES
 from ..models.cnn_bilstm import CnnBiLstmConfig, CnnBiLstmForJointTokenClassification
 from ..models.joint_transformer import JointTokenClassificationConfig, JointTokenClassificationModel
 from ..quantization import simulate_int8_storage, stop_simulating_int8_storage
-from ..registry import resolve_model
+from ..checkpoints import resolve
 from ..tokenization import tokenize_dataset
 from .arguments import DataArguments, DistillationArguments, ModelArguments
 from .callbacks import WallClockLimit
@@ -184,7 +185,7 @@ def build_model(
     folder, or :data:`FROM_SCRATCH` for a CNN-BiLSTM trained from scratch)."""
     if model_args.model_name_or_path:
         # "default" is the model shipped inside the package, not a Hub id.
-        path = resolve_model(model_args.model_name_or_path)
+        path = resolve(model_args.model_name_or_path).location
         config = AutoConfig.from_pretrained(path, trust_remote_code=False)
         if model_args.disfluency_head:
             if config.model_type != JointTokenClassificationConfig.model_type:

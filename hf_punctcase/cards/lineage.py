@@ -1,0 +1,172 @@
+"""The training data a checkpoint carries, with the licences of each corpus, through everything its
+weights come from: its own training stages, the MLM adaptation of its encoder, the teacher it was
+distilled from, and the joint checkpoint it was trained further from.
+
+Licences follow the weights: a checkpoint trained further from another joint checkpoint carries that
+checkpoint's training data, read from its training records (``training_summary.json``) or, where it
+has none (the embedded default ships without them), from the training-data table of its card.
+``base_model`` then names that checkpoint: its Hub id, or :data:`EMBEDDED_DEFAULT_ID` for the
+embedded default, which is not published on the Hub.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from huggingface_hub import ModelCard
+
+from .card import card_training_data
+from .facts import TrainingDataset
+from .training_records import mlm_corpora, training_chain, training_record
+
+#: ``base_model`` of a checkpoint trained from the embedded default. The default is not on the Hub, so it
+#: is named by where it lives: the ``default_model`` folder of the ``hf_punctcase`` package.
+EMBEDDED_DEFAULT_ID = "hf_punctcase/default_model"
+JOINT_MODEL_TYPE = "joint_token_classification"
+_HUB_ID = re.compile(r"^[\w.-]+/[\w.-]+$")
+
+
+@dataclass
+class BaseCheckpoint:
+    """A joint checkpoint a training run started from, as its card or records describe it."""
+
+    description: str  # in words, for the card
+    hub_id: str | None  # the new card's `base_model`
+    encoder: str | None  # the base encoder as its card names it
+    datasets: list[TrainingDataset]
+    metadata_datasets: list[str]
+
+
+def _joint_checkpoint_card(init: str) -> tuple[Path | None, bool] | None:
+    """(its README.md if it has one, whether it is the embedded default) of ``init`` if it is a joint
+    checkpoint: a local folder, ``"default"``, or a Hub repo id in the local Hub cache (where the run that
+    started from it left it). None for anything else (an encoder)."""
+    from huggingface_hub import try_to_load_from_cache
+
+    from ..embedded import DEFAULT_MODEL_DIR, embedded_model_dir
+
+    folder = embedded_model_dir(init) or Path(init).expanduser()
+    if folder.is_dir():
+        config, readme = folder / "config.json", folder / "README.md"
+        embedded = folder.resolve() == DEFAULT_MODEL_DIR.resolve()
+    elif _HUB_ID.match(init):
+        cached = [try_to_load_from_cache(init, name) for name in ("config.json", "README.md")]
+        config, readme = [Path(path) if isinstance(path, str) else None for path in cached]
+        embedded = False
+    else:
+        return None
+    if config is None or not config.is_file() or json.loads(config.read_text()).get("model_type") != JOINT_MODEL_TYPE:
+        return None
+    return (readme if readme is not None and readme.is_file() else None), embedded
+
+
+def base_checkpoint(init: str | None) -> BaseCheckpoint | None:
+    """What a checkpoint trained further from ``init`` inherits from it, if ``init`` is a joint checkpoint
+    without training records: the training data and licences its card lists, and its name for
+    ``base_model`` (the Hub id; :data:`EMBEDDED_DEFAULT_ID` for the embedded default; for a local folder,
+    the Hub id its card was written for, else the card's own ``base_model``)."""
+    found = _joint_checkpoint_card(str(init)) if init else None
+    if found is None:
+        return None
+    readme, embedded = found
+    card = ModelCard.load(readme, ignore_metadata_errors=True) if readme is not None else None
+    is_local = Path(str(init)).expanduser().is_dir() or init == "default"
+    if embedded:
+        hub_id, description = EMBEDDED_DEFAULT_ID, (
+            f"the embedded default of hf_punctcase (`{EMBEDDED_DEFAULT_ID}`, what `pipeline(\"punct-case\")` loads)"
+        )
+    elif not is_local:
+        hub_id, description = str(init), f"`{init}`"
+    else:
+        named = card.data.get("model_name") if card is not None else None
+        hub_id = named if named and _HUB_ID.match(named) else (card.data.get("base_model") if card is not None else None)
+        description = f"a joint checkpoint{f' ({named})' if named else ''}"
+    if card is None:
+        # Nothing says what it was trained on: the card must not pass that off as no restriction.
+        datasets = [TrainingDataset("the base checkpoint's training data (no card or training record found)", None,
+                                    "unknown", words_note="–")]
+        return BaseCheckpoint(description, hub_id, None, datasets, [])
+    encoder = next((line.removeprefix("- Base encoder: ") for line in card.text.splitlines()
+                    if line.startswith("- Base encoder: ")), None)
+    datasets = card_training_data(card)
+    metadata_datasets = card.data.get("datasets") or []
+    metadata_datasets = [metadata_datasets] if isinstance(metadata_datasets, str) else list(metadata_datasets)
+    if not datasets:  # a card of another layout: its metadata is all there is
+        licence = card.data.get("license_name") or card.data.get("license") or "unknown"
+        datasets = [TrainingDataset(name, None, licence) for name in metadata_datasets] or [
+            TrainingDataset("the base checkpoint's training data", None, licence)
+        ]
+    for d in datasets:
+        d.description = _one_checkpoint_back(d.description)
+        d.words_note = "see its card"  # the base checkpoint's training is described on its own card
+    return BaseCheckpoint(description, hub_id, encoder, datasets, metadata_datasets)
+
+
+_BASE_CHECKPOINT = r"base checkpoint(?: \((\d+) checkpoints back\))?"
+_CHECKPOINTS_BACK = re.compile(rf"^((?:{_BASE_CHECKPOINT}(?:, |$))+)(.*)$")
+
+
+def _one_checkpoint_back(description: str | None) -> str:
+    """The description of a base checkpoint's dataset row as seen from the checkpoint trained on it:
+    "stage 1" → "base checkpoint, stage 1"; a row already that far back counts the checkpoints
+    ("base checkpoint (3 checkpoints back), stage 1") instead of repeating the words."""
+    match = _CHECKPOINTS_BACK.match(description or "")
+    back, rest = 1, description or ""
+    if match:
+        back += sum(int(n) if n else 1 for n in re.findall(_BASE_CHECKPOINT, match[1]))
+        rest = match[3]
+    head = "base checkpoint" if back == 1 else f"base checkpoint ({back} checkpoints back)"
+    return head + (f", {rest}" if rest else "")
+
+
+def corpus_dataset(spec: str, words: int | None) -> TrainingDataset:
+    """A corpus spec (NAME, NAME=WEIGHT, text:PATH) as a row of the card's data table, with its licence."""
+    from ..data.builder import LICENCES
+
+    source, _, weight = spec.partition("=")
+    name = source.partition(":")[0]  # text:PATH names the user's file
+    description, licence = LICENCES.get(name, (name, "unknown"))
+    return TrainingDataset(description, words, licence, f"weight {weight}" if weight else "", name)
+
+
+def record_datasets(summary: dict) -> list[TrainingDataset]:
+    """The corpora a training record says one stage was trained on, with their words and licences."""
+    if "train_corpora" in summary:
+        return [corpus_dataset(spec, summary["pool_words"].get(spec, 0)) for spec in summary["train_corpora"]]
+    # the first recipe's record: words per source
+    return [corpus_dataset(name, words) for name, words in summary.get("train_words_by_source", {}).items()]
+
+
+def mlm_datasets(record: dict) -> list[TrainingDataset]:
+    """The text of the MLM adaptation: unlabelled use, but its licences follow the weights all the same."""
+    datasets = [corpus_dataset(spec, None) for spec in mlm_corpora(record)]
+    for d in datasets:
+        d.description = "MLM adaptation" + (f", {d.description}" if d.description else "")
+    return datasets
+
+
+def _lineage_datasets(folder: Path) -> list[TrainingDataset]:
+    """Everything a checkpoint folder was trained on: its records' chain of stages, and the card of the
+    record-less checkpoint that chain started from."""
+    record = training_record(folder)
+    if record is None:
+        base = base_checkpoint(str(folder))
+        return base.datasets if base is not None else []
+    chain = training_chain(folder, record)
+    base = base_checkpoint(chain[0][1].get("init"))
+    return (base.datasets if base is not None else []) + [d for _, stage in chain for d in record_datasets(stage)]
+
+
+def teacher_datasets(summary: dict) -> list[TrainingDataset]:
+    """A distilled student learns from its teacher's training data too: it carries those licences."""
+    from ..embedded import embedded_model_dir
+
+    teacher = (summary.get("distillation") or {}).get("teacher")
+    folder = (embedded_model_dir(teacher) or Path(teacher)) if teacher else None
+    datasets = _lineage_datasets(folder) if folder is not None and folder.is_dir() else []
+    for d in datasets:
+        d.description = "teacher's data" + (f", {d.description}" if d.description else "")
+    return datasets

@@ -1,0 +1,97 @@
+"""One resolution of a model name, one check of a folder per load, formats found by their dispatchers."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+import hf_punctcase
+from hf_punctcase import checkpoints
+from hf_punctcase.checkpoints import ResolvedModel, resolve
+from hf_punctcase.embedded import DEFAULT_MODEL_DIR, ON_DEVICE_MODEL_DIR
+from hf_punctcase.formats import FORMATS, format_named, format_of
+from hf_punctcase.formats.torch import MODEL_TYPES
+from hf_punctcase.models import MODEL_FAMILIES
+
+
+def test_the_torch_free_list_of_model_types_is_the_families():
+    assert set(MODEL_TYPES) == set(MODEL_FAMILIES)
+
+
+def test_names_resolve_to_what_they_name(tmp_path):
+    default = resolve(None)
+    assert default.source == "embedded" and default.folder == DEFAULT_MODEL_DIR and default.format.name == "torch"
+    assert resolve("default").folder == DEFAULT_MODEL_DIR
+    on_device = resolve("on-device")
+    assert on_device.folder == ON_DEVICE_MODEL_DIR and on_device.runtime == "onnxruntime"
+    hub = resolve("someone/punct-model")
+    assert hub.source == "hub" and hub.folder is None and hub.format is None
+    assert resolve(hub) is hub
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        resolve(tmp_path / "nope")
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        resolve("not-here", local_only=True)  # a command that writes from a folder never reads it as a repo id
+    with pytest.raises(TypeError, match="not int"):
+        resolve(5)
+
+
+def test_a_folder_is_told_by_its_files_and_a_folder_of_neither_names_both(tmp_path, tiny_model_dir):
+    assert format_of(tiny_model_dir) is format_named("torch")
+    assert format_of(ON_DEVICE_MODEL_DIR) is format_named("onnx")
+    (tmp_path / "config.json").write_text("{}")
+    (tmp_path / "tokenizer_config.json").write_text("{}")
+    with pytest.raises(FileNotFoundError) as error:
+        resolve(tmp_path)
+    for model_format in FORMATS:
+        assert model_format.files in str(error.value)
+    with pytest.raises(ValueError, match="no model format 'ctranslate2'"):
+        format_named("ctranslate2")
+
+
+@pytest.fixture()
+def checks(monkeypatch):
+    """Counts every folder check."""
+    counted: list[str] = []
+    check = checkpoints.checked_format
+
+    def counting(path, trust_remote_code=False):
+        counted.append(str(path))
+        return check(path, trust_remote_code=trust_remote_code)
+
+    monkeypatch.setattr(checkpoints, "checked_format", counting)
+    return counted
+
+
+def test_each_loader_checks_a_folder_once(checks, tiny_model_dir):
+    from transformers import pipeline
+
+    from hf_punctcase.runtime import OnDeviceRestorer
+
+    hf_punctcase.load_pipeline(tiny_model_dir, dtype=torch.float32)
+    assert checks == [str(tiny_model_dir)]
+    checks.clear()
+    pipeline("punct-case", model=str(tiny_model_dir), dtype=torch.float32)
+    assert checks == [str(tiny_model_dir)]
+    for load in (hf_punctcase.load_pipeline, OnDeviceRestorer):
+        checks.clear()
+        load("on-device")
+        assert checks == [str(ON_DEVICE_MODEL_DIR)]
+    checks.clear()
+    hf_punctcase.load_pipeline(resolve(tiny_model_dir), dtype=torch.float32)
+    assert checks == [str(tiny_model_dir)]  # by resolve, before the call: loading does not check again
+
+
+def test_the_torch_free_runtime_refuses_a_torch_checkpoint_and_says_what_to_do(tiny_model_dir):
+    from hf_punctcase.runtime import OnDeviceRestorer
+
+    with pytest.raises(ValueError, match="not an ONNX export: export it with hf-punctcase export-onnx"):
+        OnDeviceRestorer(tiny_model_dir)
+
+
+def test_a_resolved_model_is_accepted_wherever_a_name_is(tiny_model_dir):
+    resolved = resolve(tiny_model_dir)
+    assert isinstance(resolved, ResolvedModel)
+    from transformers import pipeline
+
+    pipe = pipeline("punct-case", model=resolved, dtype=torch.float32)
+    assert pipe("hello there")["text"].lower().startswith("hello")

@@ -1,0 +1,83 @@
+"""No import circles inside the package: modules import each other in one direction."""
+
+from __future__ import annotations
+
+import ast
+from graphlib import CycleError, TopologicalSorter
+from pathlib import Path
+
+import pytest
+
+import hf_punctcase
+
+ROOT = Path(hf_punctcase.__file__).resolve().parent
+
+
+def _modules() -> dict[str, tuple[Path, bool]]:
+    modules = {}
+    for path in ROOT.rglob("*.py"):
+        parts = list(path.relative_to(ROOT.parent).with_suffix("").parts)
+        is_package = parts[-1] == "__init__"
+        modules[".".join(parts[:-1] if is_package else parts)] = (path, is_package)
+    return modules
+
+
+def _import_graph(module_level_only: bool, with_packages: bool) -> dict[str, set[str]]:
+    """module → the package's modules it imports. ``with_packages``: importing ``a.b.c`` also runs
+    ``a/b/__init__.py``, an edge to ``a.b`` (unless the importer lies inside ``a.b``)."""
+    modules = _modules()
+
+    def known(name: str) -> str | None:
+        while name and name not in modules:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    graph: dict[str, set[str]] = {name: set() for name in modules}
+    for name, (path, is_package) in modules.items():
+        package = name if is_package else name.rpartition(".")[0]
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        in_function = set()
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                in_function.update(id(child) for child in ast.walk(node) if child is not node)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                    prefix = ".".join(base + ([node.module] if node.module else []))
+                else:
+                    prefix = node.module or ""
+                targets = [prefix] + [f"{prefix}.{alias.name}" for alias in node.names]
+            else:
+                continue
+            if module_level_only and id(node) in in_function:
+                continue
+            for target in targets:
+                if not target.startswith(ROOT.name):
+                    continue
+                destination = known(target)
+                if destination is None or destination == name:
+                    continue
+                graph[name].add(destination)
+                if with_packages:
+                    own = {".".join(name.split(".")[:i]) for i in range(1, name.count(".") + 2)}
+                    parts = destination.split(".")
+                    graph[name].update(
+                        ".".join(parts[:i]) for i in range(1, len(parts)) if ".".join(parts[:i]) not in own
+                    )
+    return graph
+
+
+@pytest.mark.parametrize(
+    "module_level_only, with_packages",
+    [(False, False), (True, True)],
+    ids=["every import between modules", "module-level imports with the packages they run"],
+)
+def test_no_import_circles(module_level_only, with_packages):
+    graph = _import_graph(module_level_only, with_packages)
+    try:
+        list(TopologicalSorter(graph).static_order())
+    except CycleError as error:
+        pytest.fail(f"import circle: {' -> '.join(error.args[1])}")
