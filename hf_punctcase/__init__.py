@@ -34,11 +34,8 @@ if PLUGIN_AVAILABLE:
 
     from .auto import AutoModelForJointTokenClassification, register
     from .models.cnn_bilstm import CnnBiLstmConfig, CnnBiLstmForJointTokenClassification
-    from .models.joint_transformer import (
-        JointTokenClassificationConfig,
-        JointTokenClassificationModel,
-        JointTokenClassifierOutput,
-    )
+    from .models.common.modeling import JointTokenClassifierOutput
+    from .models.joint_transformer import JointTokenClassificationConfig, JointTokenClassificationModel
     from .hardware import ExecutionPlan, Hardware, detect_hardware, plan_execution
     from .pipelines import PunctCasePipeline
     from .checkpoints import ResolvedModel, check_model_dir, resolve

@@ -10,12 +10,6 @@ from hf_punctcase import checkpoints
 from hf_punctcase.checkpoints import ResolvedModel, resolve
 from hf_punctcase.embedded import DEFAULT_MODEL_DIR, ON_DEVICE_MODEL_DIR
 from hf_punctcase.formats import FORMATS, format_named, format_of
-from hf_punctcase.formats.torch import MODEL_TYPES
-from hf_punctcase.models import MODEL_FAMILIES
-
-
-def test_the_torch_free_list_of_model_types_is_the_families():
-    assert set(MODEL_TYPES) == set(MODEL_FAMILIES)
 
 
 def test_names_resolve_to_what_they_name(tmp_path):

@@ -18,7 +18,7 @@ from hf_punctcase import AutoModelForJointTokenClassification, CnnBiLstmConfig, 
 from hf_punctcase.export.remote_code import bundle_modules
 from hf_punctcase.labels import IGNORE_INDEX
 from hf_punctcase.models.cnn_bilstm import train_tokenizer
-from hf_punctcase.models.joint_transformer import JointTokenClassifierOutput
+from hf_punctcase.models.common.modeling import JointTokenClassifierOutput
 from hf_punctcase.tokenization import first_subword_positions, tokenize_and_align_labels
 
 from conftest import tiny_cnn_config, tiny_corpus_texts, write_punctuated_corpus
@@ -195,8 +195,9 @@ def test_trains_a_few_steps_and_save_load_gives_the_same_outputs(tiny_cnn_tokeni
 def test_checkpoint_carries_the_remote_code_bundle(tiny_cnn_dir):
     files = set(os.listdir(tiny_cnn_dir))
     bundle = bundle_modules(CnnBiLstmForJointTokenClassification)
-    # the family reuses the joint transformer's output class: that family's modules come along, flat
-    assert {"joint_transformer_modeling.py", "joint_transformer_configuration.py"} <= set(bundle)
+    # the shared model pieces come along, flat; no other family's modules do
+    assert {"common_modeling.py", "common_configuration.py"} <= set(bundle)
+    assert not any(name.startswith("joint_transformer") for name in bundle)
     assert set(bundle) <= files
     config = json.loads(Path(tiny_cnn_dir, "config.json").read_text())
     assert config["model_type"] == "cnn_bilstm_punct_case"

@@ -7,31 +7,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-
-#: What a card says each model family is.
-JOINT_ARCHITECTURE = (
-    "a joint token classifier (Sunkara et al. 2020) with a punctuation head and a casing head that reads the "
-    "punctuation softmax"
-)
-CNN_BILSTM_MODEL_TYPE = "cnn_bilstm_punct_case"
+from ..models.joint_transformer.family import ARCHITECTURE as JOINT_ARCHITECTURE
 
 
 def architecture_of(config: dict) -> str:
-    """A checkpoint's model in words, from its config.json."""
-    if config.get("model_type") == CNN_BILSTM_MODEL_TYPE:
-        return (
-            f"a small CNN-BiLSTM trained from scratch on its own {config.get('vocab_size', 5000):,}-subword vocabulary "
-            f"({config.get('num_cnn_layers', 3)} convolutional layers, {config.get('num_bilstm_layers', 2)} BiLSTM layers "
-            "and an LSTM), whose punctuation head reads each state and the next and whose casing head reads the "
-            "previous state and each state, for restoration on devices"
-        )
-    if config.get("disfluency_labels"):
-        dependency = {
-            "punct_to_disfl": ", reading the punctuation probabilities through attention between the heads",
-            "disfl_to_punct": "; the punctuation head reads the disfluency probabilities through attention between the heads",
-        }.get(config.get("head_dependency", "none"), "")
-        return f"{JOINT_ARCHITECTURE}, and a disfluency head that marks fillers, edit terms and reparanda{dependency}"
-    return JOINT_ARCHITECTURE
+    """A checkpoint's model in words, from its config.json: its family's description (a type of no
+    family of this library: the joint transformer's)."""
+    from ..models import FAMILIES, family_of
+
+    family = family_of(config.get("model_type")) or FAMILIES["joint_transformer"]
+    return family.describe(config)
 
 
 @dataclass

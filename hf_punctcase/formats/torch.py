@@ -14,9 +14,6 @@ from .base import ModelFormat
 
 #: The weights' task heads, by the config field whose labels they predict.
 HEAD_WEIGHTS = {"punct_labels": "punct_classifier.weight", "case_labels": "case_classifier.weight"}
-#: The model types of this library's families (their config classes' ``model_type``), without importing
-#: torch; tests/test_formats.py checks the list against the families.
-MODEL_TYPES = ("joint_token_classification", "cnn_bilstm_punct_case")
 
 
 def weight_files(folder: Path) -> list[Path]:
@@ -71,13 +68,17 @@ class TorchFormat(ModelFormat):
 def _check_model_type(folder: Path, config: dict[str, Any], trust_remote_code: bool) -> bool:
     """Whether the config is one of this library's model types; a foreign type is refused unless the
     caller trusts the folder's code, because transformers would run it (or ask on stdin whether to)."""
+    try:
+        from ..models import MODEL_FAMILIES
+    except ImportError:  # no torch here: nothing can load a torch checkpoint, let alone run its code
+        return True
     model_type = config.get("model_type")
-    if model_type in MODEL_TYPES:
+    if model_type in MODEL_FAMILIES:
         return True
     if not trust_remote_code:
         raise fault(
             folder,
-            f"config.json model_type {model_type!r} is not one of this library's ({', '.join(sorted(MODEL_TYPES))}); "
+            f"config.json model_type {model_type!r} is not one of this library's ({', '.join(sorted(MODEL_FAMILIES))}); "
             "loading it would run code from the folder: pass trust_remote_code=True (--trust-remote-code) only if you trust it",
         )
     return False
@@ -130,4 +131,4 @@ def _safetensors_shapes(folder: Path, file: Path) -> dict[str, list[int]]:
         raise fault(folder, f"{file.name} is truncated or not a safetensors file ({one_line(error)})") from None
 
 
-__all__ = ["HEAD_WEIGHTS", "MODEL_TYPES", "TorchFormat", "transformers_pipeline", "weight_files"]
+__all__ = ["HEAD_WEIGHTS", "TorchFormat", "transformers_pipeline", "weight_files"]

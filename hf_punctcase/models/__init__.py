@@ -1,32 +1,40 @@
-"""Model families, one sub-package each (``configuration.py`` + ``modeling.py``), registered by their
-config's ``model_type`` in :data:`MODEL_FAMILIES`.
+"""Model families, one sub-package each (``configuration.py``, ``modeling.py`` and ``family.py``, its
+entry), listed in :data:`FAMILIES`; what they share lives in :mod:`~hf_punctcase.models.common`.
 
 Every family's model answers ``forward(input_ids, attention_mask)`` with an output that has one logits
 field per task head (``punct_logits``, ``case_logits``, ...), so that one backend
-(:mod:`hf_punctcase.pipelines.backends`) and one restoration path serve them all.
+(:mod:`hf_punctcase.pipelines.backends`) and one restoration path serve them all. A new family is a
+sub-package with those three files and its entry here.
 """
 
 from __future__ import annotations
 
 from .cnn_bilstm import CnnBiLstmConfig, CnnBiLstmForJointTokenClassification
+from .cnn_bilstm.family import FAMILY as CNN_BILSTM
+from .common.family import ModelFamily
 from .joint_transformer import JointTokenClassificationConfig, JointTokenClassificationModel
+from .joint_transformer.family import FAMILY as JOINT_TRANSFORMER
 
-#: model_type → (config class, model class).
+#: Every family, by the name ``--model_family`` takes.
+FAMILIES: dict[str, ModelFamily] = {family.name: family for family in (JOINT_TRANSFORMER, CNN_BILSTM)}
+#: model_type → (config class, model class), for transformers' auto classes.
 MODEL_FAMILIES: dict[str, tuple[type, type]] = {
-    JointTokenClassificationConfig.model_type: (JointTokenClassificationConfig, JointTokenClassificationModel),
-    CnnBiLstmConfig.model_type: (CnnBiLstmConfig, CnnBiLstmForJointTokenClassification),
+    family.model_type: (family.config_class, family.model_class) for family in FAMILIES.values()
 }
-#: The family of each name the training arguments take (``--model_family``).
-FAMILY_NAMES: dict[str, str] = {
-    "joint_transformer": JointTokenClassificationConfig.model_type,
-    "cnn_bilstm": CnnBiLstmConfig.model_type,
-}
+
+
+def family_of(model_type: str | None) -> ModelFamily | None:
+    """The family whose config has this ``model_type`` (None for another type)."""
+    return next((family for family in FAMILIES.values() if family.model_type == model_type), None)
+
 
 __all__ = [
-    "FAMILY_NAMES",
+    "FAMILIES",
     "MODEL_FAMILIES",
     "CnnBiLstmConfig",
     "CnnBiLstmForJointTokenClassification",
     "JointTokenClassificationConfig",
     "JointTokenClassificationModel",
+    "ModelFamily",
+    "family_of",
 ]

@@ -19,12 +19,14 @@ from dataclasses import dataclass, field
 
 from transformers import HfArgumentParser
 
+from ..models import FAMILIES
+
 #: How the documents of the user's file corpora are split (``--text_split``).
 TEXT_SPLITS = ("hash", "all")
 
 
-#: The model families ``--model_family`` names (hf_punctcase.models.FAMILY_NAMES).
-MODEL_FAMILY_CHOICES = ("joint_transformer", "cnn_bilstm")
+#: The model families ``--model_family`` names (hf_punctcase.models.FAMILIES).
+MODEL_FAMILY_CHOICES = tuple(FAMILIES)
 
 
 @dataclass

@@ -48,16 +48,14 @@ from transformers import (
 
 from ..data import FILE_SOURCES, CorpusSpec, cap_words, count_words, load_punct_case_dataset, mixed_case_lexicon, weighted_mix
 from ..data.asr_noise import AsrNoiseModel, add_asr_noise
-from ..encoders import resolve_encoder
 from ..evaluation import compute_metrics_for, evaluate_dataset
 from ..hub import push_to_hub
 from ..labels import DISFLUENCY_LABELS, LabelScheme
 from ..cards.checkpoint import card_for_checkpoint
 from ..cards.training_records import checkpoint_step
 from ..auto import AutoModelForJointTokenClassification
-from ..models import FAMILY_NAMES
-from ..models.cnn_bilstm import CnnBiLstmConfig, CnnBiLstmForJointTokenClassification
-from ..models.joint_transformer import JointTokenClassificationConfig, JointTokenClassificationModel
+from ..models import FAMILIES
+from ..models.joint_transformer import JointTokenClassificationConfig
 from ..quantization import simulate_int8_storage, stop_simulating_int8_storage
 from ..checkpoints import resolve
 from ..tokenization import tokenize_dataset
@@ -182,7 +180,7 @@ def build_model(
     model_args: ModelArguments, scheme: LabelScheme, lexicon: dict[str, str]
 ) -> tuple[PreTrainedModel, PreTrainedTokenizerBase, str]:
     """The model to train, its tokenizer, and where it came from (the checkpoint as named, the encoder
-    folder, or :data:`FROM_SCRATCH` for a CNN-BiLSTM trained from scratch)."""
+    folder, or what a family's ``new_model`` says of a model trained from scratch)."""
     if model_args.model_name_or_path:
         # "default" is the model shipped inside the package, not a Hub id.
         path = resolve(model_args.model_name_or_path).location
@@ -195,7 +193,7 @@ def build_model(
             config.head_dependency = model_args.head_dependency
         model = AutoModelForJointTokenClassification.from_pretrained(path, config=config, trust_remote_code=False)
         family = model_args.model_family
-        if family is not None and FAMILY_NAMES[family] != model.config.model_type:
+        if family is not None and FAMILIES[family].model_type != model.config.model_type:
             raise ValueError(
                 f"--model_family {family} but {model_args.model_name_or_path} is a {model.config.model_type} checkpoint"
             )
@@ -212,25 +210,8 @@ def build_model(
             model.config.disfluency_loss_weight = model_args.disfluency_loss_weight
         model.config.validate_loss_options()
         return model, AutoTokenizer.from_pretrained(path), str(model_args.model_name_or_path)
-    if model_args.model_family == "cnn_bilstm":
-        return _cnn_bilstm_from_scratch(model_args, scheme, lexicon)
-    source = resolve_encoder(model_args.encoder)
-    model = JointTokenClassificationModel.from_encoder(
-        source,
-        num_encoder_layers=model_args.num_encoder_layers,
-        punct_labels=list(scheme.punct_labels),
-        case_labels=list(scheme.case_labels),
-        case_conditioning=model_args.case_conditioning,
-        punct_loss_weight=_punct_loss_weight(model_args, JointTokenClassificationConfig),
-        label_smoothing=model_args.label_smoothing,
-        punct_class_weights=model_args.punct_class_weights,
-        mixed_case_lexicon=lexicon,
-        disfluency_labels=list(DISFLUENCY_LABELS) if model_args.disfluency_head else None,
-        head_dependency=model_args.head_dependency,
-        disfluency_loss_weight=model_args.disfluency_loss_weight,
-        case_loss_weight=model_args.case_loss_weight,
-    )
-    return model, AutoTokenizer.from_pretrained(source), str(source)
+    family = FAMILIES[model_args.model_family or "joint_transformer"]
+    return family.new_model(model_args, scheme, lexicon, _punct_loss_weight(model_args, family.config_class))
 
 
 def freeze_except(model: PreTrainedModel, prefixes: Sequence[str]) -> int:
@@ -248,37 +229,9 @@ def freeze_except(model: PreTrainedModel, prefixes: Sequence[str]) -> int:
     return trained
 
 
-#: What a run's record and card give as the start of a CNN-BiLSTM trained from scratch.
-FROM_SCRATCH = "none (a CNN-BiLSTM trained from scratch)"
-
-
 def _punct_loss_weight(model_args: ModelArguments, config_class: type) -> float:
     """α as asked for, else the family's default (its config class's)."""
     return config_class.punct_loss_weight if model_args.punct_loss_weight is None else model_args.punct_loss_weight
-
-
-def _cnn_bilstm_from_scratch(
-    model_args: ModelArguments, scheme: LabelScheme, lexicon: dict[str, str]
-) -> tuple[CnnBiLstmForJointTokenClassification, PreTrainedTokenizerBase, str]:
-    """A new CNN-BiLSTM sized to its tokenizer's vocabulary (``--config_overrides`` changes its other
-    fields: ``hidden_size=256,dropout=0.3``), with freshly initialised weights."""
-    tokenizer = AutoTokenizer.from_pretrained(model_args.tokenizer_name_or_path)
-    if tokenizer.pad_token_id is None:
-        raise ValueError(f"the tokenizer {model_args.tokenizer_name_or_path} has no padding token")
-    fields = CnnBiLstmConfig(
-        vocab_size=len(tokenizer),
-        pad_token_id=tokenizer.pad_token_id,
-        punct_labels=list(scheme.punct_labels),
-        case_labels=list(scheme.case_labels),
-        punct_loss_weight=_punct_loss_weight(model_args, CnnBiLstmConfig),
-        label_smoothing=model_args.label_smoothing,
-        punct_class_weights=model_args.punct_class_weights,
-        mixed_case_lexicon=lexicon,
-    )
-    if model_args.config_overrides:
-        fields.update_from_string(model_args.config_overrides)
-    config = CnnBiLstmConfig.from_dict(fields.to_dict())  # checks the fields as changed
-    return CnnBiLstmForJointTokenClassification(config), tokenizer, FROM_SCRATCH
 
 
 # ---- the machine ---------------------------------------------------------------------------------

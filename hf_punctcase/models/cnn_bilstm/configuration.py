@@ -7,10 +7,10 @@ from typing import ClassVar
 from transformers import PreTrainedConfig
 
 from ...labels import DEFAULT_CASE_LABELS, DEFAULT_PUNCT_LABELS
-from ..joint_transformer.configuration import JointTokenClassificationConfig
+from ..common.configuration import JointLabelsMixin
 
 
-class CnnBiLstmConfig(PreTrainedConfig):
+class CnnBiLstmConfig(JointLabelsMixin, PreTrainedConfig):
     r"""Configuration of [`CnnBiLstmForJointTokenClassification`]: a small recurrent model trained from
     scratch on its own subword vocabulary, for restoration on devices.
 
@@ -99,11 +99,6 @@ class CnnBiLstmConfig(PreTrainedConfig):
         self.validate_loss_options()
         if self.mixed_case_lexicon is None:
             self.mixed_case_lexicon = {}
-
-    # The loss options and the label scheme are checked and read as the joint transformer's are.
-    set_label_maps = JointTokenClassificationConfig.set_label_maps
-    validate_loss_options = JointTokenClassificationConfig.validate_loss_options
-    label_scheme = JointTokenClassificationConfig.label_scheme
 
 
 __all__ = ["CnnBiLstmConfig"]

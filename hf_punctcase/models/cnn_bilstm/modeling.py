@@ -24,7 +24,7 @@ import torch
 from torch import nn
 from transformers import PreTrainedModel
 
-from ..joint_transformer.modeling import JointTokenClassifierOutput, SavesRemoteCode, joint_loss
+from ..common.modeling import JointTokenClassifierOutput, SavesRemoteCode, joint_loss
 from .configuration import CnnBiLstmConfig
 
 

@@ -5,7 +5,6 @@ from .configuration import JointTokenClassificationConfig
 from .modeling import (
     JointTokenClassificationModel,
     JointTokenClassificationPreTrainedModel,
-    JointTokenClassifierOutput,
     truncated_encoder_config,
 )
 
@@ -13,6 +12,5 @@ __all__ = [
     "JointTokenClassificationConfig",
     "JointTokenClassificationModel",
     "JointTokenClassificationPreTrainedModel",
-    "JointTokenClassifierOutput",
     "truncated_encoder_config",
 ]
