@@ -1,0 +1,77 @@
+"""Command line: ``hf-punctcase restore``, ``subtitles``, ``stats``, ``push``, ``card``, ``quantize``,
+``export-onnx`` and ``demo``.
+
+``restore`` reads a TEXT argument, ``--input FILE`` or stdin, one transcript a line, and writes one
+line per input line. Text in and out is UTF-8 (a byte-order mark at the start of the input is
+dropped). Lines are split on ``\\n`` only, for files and stdin alike: any other line or paragraph
+separator (``\\r``, U+2028, ...) inside a line is whitespace between words. Input that is not valid
+UTF-8 stops the run with the line number (``--errors strict``, the default) or has each undecodable
+byte replaced by U+FFFD (``--errors replace``); a line with NUL bytes is binary data and always stops
+the run.
+
+An ``--output`` file is written through a temporary file in its folder and renamed into place only
+after every line was restored, so it may be the input file itself, and a failure leaves it as it was.
+Everything that can be checked before the model runs is checked first: the input is readable (a
+regular file is read through once for its encoding and its line count), the output's folder is
+writable and the checkpoint is whole (:func:`hf_punctcase.checkpoints.resolve`). A fault ends
+the run with one line on stderr naming the path and what is wrong, and exit code 2. On stdout, lines
+restored before a fault found later in streamed input (stdin, a pipe) have already been written.
+
+Code from a model folder runs only with ``--trust-remote-code``; nothing ever prompts, and stdin is
+read for transcripts only.
+
+``subtitles`` reads one JSON file of timed words (Whisper's, with word timestamps; or a list of
+``{"word", "start", "end"}``), restores it and writes SRT or WebVTT cues
+(:mod:`hf_punctcase.subtitles`), with the same faults, output file handling and exit code.
+
+Each command is a module of this package with an ``add_parser(commands)`` that registers its
+sub-parser, its ``handler`` and, where options must be checked together, a ``check`` run before the
+handler; :data:`COMMANDS` lists them in the order ``--help`` shows them. What they share (faults,
+output files, the model options) is in :mod:`hf_punctcase.cli.common`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import sys
+
+from . import data, demo, export, hub, restore, subtitles
+from .common import DTYPE_CHOICES, EXIT_FAULT, Fault, add_model_arguments, load_restorer, print_error
+
+__all__ = ["COMMANDS", "DTYPE_CHOICES", "EXIT_FAULT", "Fault", "add_model_arguments", "build_parser", "load_restorer", "main"]
+
+#: The command modules, each registering its sub-commands with ``add_parser(commands)``.
+COMMANDS = (restore, subtitles, data, hub, export, demo)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="hf-punctcase", description="Punctuation and truecasing for ASR transcripts.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    for command in COMMANDS:
+        command.add_parser(commands)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    check = getattr(args, "check", None)
+    if check is not None:
+        code = check(parser, args)
+        if code is not None:
+            return code
+    try:
+        return args.handler(args)
+    except Fault as fault:
+        return print_error(fault)
+    except BrokenPipeError:
+        # The reader went away (`| head`): stop quietly; point stdout at devnull so that Python's
+        # final flush does not raise again.
+        with contextlib.suppress(OSError, AttributeError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
+    except KeyboardInterrupt:
+        print("hf-punctcase: interrupted", file=sys.stderr)
+        return 130

@@ -1,0 +1,215 @@
+"""What the commands share: the :class:`Fault` that ends a run with one line on stderr and exit code 2,
+the output stream (stdout, or a file replaced whole), the checks of a checkpoint folder, a device and
+the window sizes, and the model options (:func:`add_model_arguments`) with the pipeline they load
+(:func:`load_restorer`)."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO
+
+from ..faults import one_line
+
+#: Exit code of a fault the user can fix (bad path, bad file, bad checkpoint), as for usage errors.
+EXIT_FAULT = 2
+DTYPE_CHOICES = ("auto", "float32", "bfloat16", "float16")
+
+
+class Fault(Exception):
+    """A fault the user can fix; its message is one line naming the path and what is wrong."""
+
+
+def print_error(message: object) -> int:
+    """Print ``message`` as one ``hf-punctcase: error:`` line on stderr; returns :data:`EXIT_FAULT`."""
+    print(f"hf-punctcase: error: {one_line(message)}", file=sys.stderr)
+    return EXIT_FAULT
+
+
+def check_windows(args: argparse.Namespace) -> int | None:
+    """The exit code of a fault in ``--window-words`` / ``--context-words``, after printing it; None if
+    they are valid."""
+    from ..restoration import check_window_sizes
+
+    try:
+        check_window_sizes(args.window_words, args.context_words)
+    except (TypeError, ValueError) as error:
+        return print_error(f"--window-words {args.window_words} / --context-words {args.context_words}: {error}")
+    return None
+
+
+def checkpoint_folder(path: str) -> Path:
+    """A local checkpoint folder, checked; ``default`` is the embedded model."""
+    from ..checkpoints import resolve
+
+    return resolve(path, local_only=True).folder
+
+
+# ---- output -----------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def output_stream(path: str | None) -> Iterator[IO[str]]:
+    """The stream restored lines go to: stdout (UTF-8), or a file replaced whole only when the block
+    ends without an exception. The temporary file is created on entry, so an output that cannot be
+    written is reported before the model loads."""
+    from ..atomic_files import atomic_output
+
+    if path is None:
+        with _stdout() as stream:
+            yield stream
+        return
+    name = f"output {path}"
+    target = Path(path)
+    if target.is_dir():
+        raise Fault(f"{name} is a folder, not a file")
+    if target.exists() and not target.is_file():
+        # A device or a FIFO (/dev/null, a named pipe) cannot be replaced by a file: write to it.
+        try:
+            handle = open(target, "w", encoding="utf-8", newline="\n")
+        except OSError as error:
+            raise Fault(f"{name} cannot be written ({error.strerror})") from None
+        with handle:
+            yield handle
+        return
+    # Through a symbolic link, the file it points to is replaced, not the link.
+    real = Path(os.path.realpath(target))
+    if not real.parent.is_dir():
+        reason = "is not a folder" if real.parent.exists() else "does not exist"
+        raise Fault(f"{name} cannot be written ({real.parent} {reason})")
+    manager = atomic_output(real, encoding="utf-8", newline="\n")
+    try:
+        handle = manager.__enter__()
+    except OSError as error:
+        raise Fault(f"{name} cannot be written ({error.strerror or one_line(error)})") from None
+    try:
+        yield handle
+    except BaseException:
+        manager.__exit__(*sys.exc_info())  # removes the temporary file, re-raises
+        raise
+    try:
+        manager.__exit__(None, None, None)
+    except OSError as error:
+        raise Fault(f"{name} could not be written ({error.strerror or one_line(error)}); it was left as it was") from None
+
+
+@contextlib.contextmanager
+def _stdout() -> Iterator[IO[str]]:
+    stream = sys.stdout
+    if stream is None or getattr(stream, "closed", False):
+        raise Fault("stdout is closed: pass --output FILE")
+    buffer = getattr(stream, "buffer", None)
+    encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "").replace("_", "")
+    if buffer is None or encoding == "utf8":
+        yield stream
+        stream.flush()
+        return
+    # Output is UTF-8 whatever the locale says, as input is.
+    stream.flush()
+    wrapper = io.TextIOWrapper(buffer, encoding="utf-8", newline="\n")
+    try:
+        yield wrapper
+        wrapper.flush()
+    finally:
+        wrapper.detach()
+
+
+# ---- the model --------------------------------------------------------------------------------
+
+
+def add_model_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options that choose and run the model (checkpoint, batch, device, dtype, windows, remote
+    code), shared by the commands that restore text and by the benchmarks; :func:`load_restorer`
+    reads them."""
+    from ..pipelines.punct_case import DEFAULT_CONTEXT_WORDS, DEFAULT_WINDOW_WORDS
+
+    parser.add_argument(
+        "-m", "--model", default="default",
+        help="checkpoint folder, ONNX export folder, Hub repo id, or an embedded model: 'default' (accurate) or "
+        "'on-device' (small int8 ONNX, run with ONNX Runtime) (default: %(default)s)",
+    )
+    parser.add_argument("-b", "--batch-size", type=int, default=16, help="windows per forward pass (default: %(default)s)")
+    parser.add_argument(
+        "--device", default="cpu", help="where the model runs: cpu, cuda, cuda:0, mps, ... (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--dtype", choices=DTYPE_CHOICES, default="auto",
+        help="model dtype; auto: chosen by what this machine has (the default's int8 ONNX Runtime graph on CPUs "
+        "without AMX, bf16 where the CPU or GPU computes in it, else fp32; --verbose says which) (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--window-words", type=int, default=DEFAULT_WINDOW_WORDS, help="words per model window (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--context-words", type=int, default=DEFAULT_CONTEXT_WORDS,
+        help="words of context on each side of a window's core (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--trust-remote-code", action="store_true",
+        help="allow a checkpoint whose model type this library does not know to run its own code (default: refuse)",
+    )
+    parser.add_argument(
+        "-v", "--verbose", action="store_true",
+        help="say on stderr how the model runs (runtime, precision, device), why, and on what machine "
+        "(one JSON object with --json)",
+    )
+
+
+def check_device(spec: str) -> None:
+    """Raise a :class:`Fault` unless ``spec`` names a device this machine has."""
+    import torch
+
+    try:
+        device = torch.device(spec)
+    except (RuntimeError, ValueError) as error:
+        raise Fault(f"--device {spec!r} is not a device ({one_line(error)})") from None
+    if device.type == "cuda":
+        if not torch.cuda.is_available():
+            raise Fault(f"--device {spec}: CUDA is not available on this machine")
+        if device.index is not None and device.index >= torch.cuda.device_count():
+            raise Fault(f"--device {spec}: this machine has {torch.cuda.device_count()} CUDA device(s)")
+    elif device.type == "mps" and not torch.backends.mps.is_available():
+        raise Fault(f"--device {spec}: MPS is not available on this machine")
+
+
+def load_restorer(args: argparse.Namespace):
+    """The pipeline that :func:`add_model_arguments`' options name; a fault is a :class:`Fault`."""
+    from transformers.utils import logging as transformers_logging
+
+    from ..registry import load_pipeline
+
+    check_device(args.device)
+    # The CLI shows its own bar over lines; transformers' loading bar would only add noise to stderr.
+    transformers_logging.disable_progress_bar()
+    try:
+        restorer = load_pipeline(
+            args.model,
+            trust_remote_code=args.trust_remote_code,
+            device=args.device,
+            window_words=args.window_words,
+            context_words=args.context_words,
+            dtype=args.dtype,
+            progress=False,  # no per-call bars: the CLI shows one bar for the whole input
+        )
+    except (OSError, ValueError) as error:  # FileNotFoundError and CheckpointError included
+        raise Fault(one_line(error)) from None
+    if getattr(args, "verbose", False):
+        _report_execution(args.model, restorer.execution_plan, as_json=bool(getattr(args, "json", False)))
+    return restorer
+
+
+def _report_execution(model: str, plan, as_json: bool) -> None:
+    """The model, how it runs and why, and the machine, on stderr (one JSON object, or one line)."""
+    from ..hardware import detect_hardware
+
+    machine = detect_hardware()
+    if as_json:
+        print(json.dumps({"model": model, "execution": plan.as_dict(), "machine": machine.as_dict()}), file=sys.stderr)
+    else:
+        print(f"model {model}: {plan.describe()}; machine: {machine.describe()}", file=sys.stderr)
