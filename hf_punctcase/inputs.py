@@ -81,12 +81,12 @@ def parse_word(item: Any, where: str) -> tuple[str, dict[str, Any] | None]:
 
 def parse_words(items: Sequence[Any], where: str = "") -> InputWords:
     """A pre-split transcript (words as ``str`` or dicts), every word checked (:func:`parse_word`)."""
-    words, extras = [], []
+    words, extras, timed = [], [], False
     for i, item in enumerate(items):
         word, fields = parse_word(item, f"word {i}{where}")
         words.append(word)
         extras.append(fields if fields is not None else {})
-    timed = any(not isinstance(item, str) for item in items)
+        timed = timed or fields is not None
     return split_words(words, extras if timed else None)
 
 

@@ -545,12 +545,12 @@ def restore_without_disfluencies(restore, inputs, is_split_into_words: bool, has
             "remove_disfluencies=True needs a model with a disfluency head (config.disfluency_labels); "
             "this model restores punctuation and casing only"
         )
+    # Checked here to tell one transcript from many; the restorer's own first pass parses them again.
     items, single = parse_inputs(inputs, is_split_into_words)
     if not items:
         return []
     batch = [inputs] if single else list(inputs)
-    # The first pass checks the inputs (types, words) as the restorer always does.
-    first = restore(batch[0] if single else batch, is_split_into_words, **{**options, "return_sentences": False})
+    first = restore(inputs, is_split_into_words, **{**options, "return_sentences": False})
     first = [first] if single else first
     tokens = [item.split() if isinstance(item, str) else list(item) for item in batch]
     plans = [fluent_inputs(result, words) for result, words in zip(first, tokens)]

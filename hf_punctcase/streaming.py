@@ -155,9 +155,9 @@ class StreamingRestorer:
     # ---- the stream ------------------------------------------------------------------------------
     def push(self, words: Iterable[str | Mapping[str, Any]]) -> list[dict]:
         """Add words to the stream; return the entries of the words that became final, in order."""
-        items = self._checked(words)  # dicts copied: a change to the caller's dict changes nothing here
+        items, checked_words = self._checked(words)  # dicts copied: a change to the caller's dict changes nothing here
         if items:
-            source = split_words([item if isinstance(item, str) else item["word"].strip() for item in items])
+            source = split_words(checked_words)
             self._items += items
             self._words += source.words
             self._marks += source.marks
@@ -266,8 +266,9 @@ class StreamingRestorer:
         self._probs = {task: probs[drop:] for task, probs in self._probs.items()}
         self._base = keep_from
 
-    def _checked(self, words) -> list:
-        """The pushed words as a list, every one checked before any is taken."""
+    def _checked(self, words) -> tuple[list, list[str]]:
+        """The pushed items as a list and their words (:func:`~hf_punctcase.inputs.parse_word`), every
+        one checked before any is taken."""
         if isinstance(words, (str, bytes, Mapping)):
             raise TypeError(
                 f"push takes a list of words, got one {type(words).__name__}; "
@@ -277,11 +278,13 @@ class StreamingRestorer:
             items = list(words)
         except TypeError:
             raise TypeError(f"push takes a list of words, got {type(words).__name__}") from None
+        checked_words = []
         for i, item in enumerate(items):
             if isinstance(item, Mapping):
                 items[i] = dict(item)
-            parse_word(item, f"word {i} of this push (word {self._received + i} of the stream)")
-        return items
+            word, _ = parse_word(item, f"word {i} of this push (word {self._received + i} of the stream)")
+            checked_words.append(word)
+        return items, checked_words
 
 
 def _entry(item: str | Mapping[str, Any], restored: dict) -> dict:

@@ -73,9 +73,9 @@ class OnnxBackend:
     A graph quantised dynamically (its activations quantised at run time with one scale per tensor,
     as ``onnx_export.json`` records) runs one sequence at a time, each cut to its own length: one
     scale over a whole batch would make a sequence's outputs depend on its batch mates and padding.
-    The sequences of a batch then run side by side, one thread each on a session of its own with one
-    thread per operator, so that batches still use every core (a lone sequence runs on the main
-    session, whose operators use all threads). Every other graph runs the batch at once.
+    The sequences of a batch then run side by side, one thread each, on a second InferenceSession with
+    one thread per operator, so that batches still use every core (a lone sequence runs on the main
+    InferenceSession, whose operators use all threads). Every other graph runs the batch at once.
 
     Args:
         model: the ``.onnx`` file, or an exported folder (its :data:`ONNX_MODEL_FILE`).
@@ -152,8 +152,8 @@ class OnnxBackend:
             for row, size in enumerate(sizes)
         ]
         if batch > 1 and self.sequence_workers > 1:
-            session = self._side_by_side_session()
-            outputs = list(self._pool.map(lambda feed: session.run(names, feed), feeds))
+            single_threaded = self._side_by_side_session()
+            outputs = list(self._pool.map(lambda feed: single_threaded.run(names, feed), feeds))
         else:
             outputs = [self.session.run(names, feed) for feed in feeds]
         result: dict[str, np.ndarray] = {}
