@@ -13,6 +13,7 @@ from importlib.util import find_spec as _find_spec
 
 from .embedded import DEFAULT_MODEL_DIR, EMBEDDED_MODELS, ON_DEVICE_MODEL_DIR
 from .labels import LabelScheme, LabeledWords, build_mixed_case_lexicon
+from .tasks import Task, TaskOption, register_task, tasks_of
 
 
 def _installed(name: str) -> bool:
@@ -63,13 +64,17 @@ if PLUGIN_AVAILABLE:
         "ResolvedModel",
         "StreamingRestorer",
         "TASK",
+        "Task",
+        "TaskOption",
         "build_mixed_case_lexicon",
         "check_model_dir",
         "default_model_path",
         "detect_hardware",
         "load_pipeline",
         "plan_execution",
+        "register_task",
         "resolve",
+        "tasks_of",
         "ON_DEVICE_MODEL_DIR",
     ]
 else:
@@ -80,5 +85,9 @@ else:
         "LabeledWords",
         "ON_DEVICE_MODEL_DIR",
         "PLUGIN_AVAILABLE",
+        "Task",
+        "TaskOption",
         "build_mixed_case_lexicon",
+        "register_task",
+        "tasks_of",
     ]

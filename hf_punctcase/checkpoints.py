@@ -27,14 +27,13 @@ from .faults import CheckpointError, one_line
 from .faults import checkpoint_fault as fault
 from .formats import FORMATS, format_of
 from .labels import LabelScheme
+from .tasks import PUNCTUATION, CASING, tasks_of
 
 #: Files every folder has, whatever its format.
 REQUIRED_FILES = ("config.json", "tokenizer_config.json")
 #: A tokenizer with fewer tokens than this has no real vocabulary: one built from tokenizer_config.json
 #: alone holds only its special tokens (5 for BERT), and every word of a transcript becomes unknown.
 MIN_VOCABULARY = 32
-#: The config fields that hold each head's label names.
-LABEL_FIELDS = ("punct_labels", "case_labels")
 
 
 @dataclass(frozen=True)
@@ -141,16 +140,22 @@ def read_config(folder: Path) -> dict[str, Any]:
 
 
 def _check_labels(folder: Path, config: dict[str, Any]) -> dict[str, list[str]]:
+    """The label names of each task the config gives the model (:func:`~hf_punctcase.tasks.tasks_of`), by
+    task name, checked."""
     labels = {}
-    for key in LABEL_FIELDS:
+    for task in tasks_of(config):
+        key = task.config_field
         if key not in config:
             raise fault(folder, f"config.json has no {key} (its label map); without it the default labels would be used")
         value = config[key]
         if not isinstance(value, list) or not value or not all(isinstance(label, str) for label in value):
             raise fault(folder, f"config.json {key} must be a non-empty list of label names, got {value!r}")
-        labels[key] = value
+        labels[task.name] = value
     try:
-        LabelScheme(tuple(labels["punct_labels"]), tuple(labels["case_labels"]))
+        LabelScheme(tuple(labels[PUNCTUATION.name]), tuple(labels[CASING.name]))
+        for task in tasks_of(config):
+            if not task.required:
+                task.check_labels(labels[task.name])
     except ValueError as error:
         raise fault(folder, f"config.json {one_line(error)}") from None
     # id2label names the logits for standard tooling; one that disagrees with punct_labels would be
@@ -161,8 +166,8 @@ def _check_labels(folder: Path, config: dict[str, Any]) -> dict[str, list[str]]:
             named = [id2label[str(i)] for i in range(len(id2label))]
         except KeyError:
             named = None
-        if named != labels["punct_labels"]:
-            raise fault(folder, f"config.json id2label {id2label} disagrees with punct_labels {labels['punct_labels']}")
+        if named != labels[PUNCTUATION.name]:
+            raise fault(folder, f"config.json id2label {id2label} disagrees with punct_labels {labels[PUNCTUATION.name]}")
     return labels
 
 
@@ -216,6 +221,6 @@ def _vocab_json_size(folder: Path, file: Path) -> int:
 
 
 __all__ = [
-    "CheckpointError", "LABEL_FIELDS", "MIN_VOCABULARY", "REQUIRED_FILES", "ResolvedModel", "check_model_dir",
+    "CheckpointError", "MIN_VOCABULARY", "REQUIRED_FILES", "ResolvedModel", "check_model_dir",
     "checked_format", "looks_local", "one_line", "read_config", "resolve",
 ]

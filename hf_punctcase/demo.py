@@ -23,13 +23,16 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from .tasks import TASKS, task_options
+
 #: The models the app offers by default: label → what load_pipeline takes.
 MODELS = {"default (accurate)": "default", "on-device (small, no torch at run time)": "on-device"}
 
 #: A word whose mark or casing the model chose with less probability than this is highlighted.
 LOW_CONFIDENCE = 0.7
 
-TASKS = {"punctuation and casing": None, "punctuation only": ("punct",), "casing only": ("case",)}
+#: The choices of what to restore: label → the pipeline's ``tasks``.
+RESTORE_CHOICES = {"punctuation and casing": None, "punctuation only": ("punct",), "casing only": ("case",)}
 
 #: Transcripts written for the demo, one per domain the models were trained for.
 EXAMPLES = [
@@ -87,23 +90,20 @@ def restore_transcript(
     restorers: Restorers,
     text: str,
     model: str,
-    remove_disfluencies: bool = False,
     tasks: str = "punctuation and casing",
+    **switches: bool,
 ) -> tuple[str, list[tuple[str, str | None]], list[list[Any]], str]:
-    """One run of the app: restored text, highlighted words, the per-word rows, and a line of figures."""
+    """One run of the app: restored text, highlighted words, the per-word rows, and a line of figures.
+    ``switches`` are the task options ticked (``remove_disfluencies=True``, :func:`~hf_punctcase.tasks.task_options`)."""
     if not text or not text.strip():
         return "", [], [], "Type or paste a transcript."
     restorer = restorers[model]
-    if remove_disfluencies and not getattr(restorer, "has_disfluency_head", False):
-        raise ValueError(f"the {model} model has no disfluency head: untick 'remove disfluencies'")
+    for task in TASKS.values():
+        if task.option is not None and switches.get(task.option.name) and task not in restorer.model_tasks:
+            raise ValueError(f"the {model} model has no {task.title} head: untick '{task.option.label}'")
     words = text.split()
     start = time.perf_counter()
-    result = restorer(
-        text,
-        remove_disfluencies=remove_disfluencies,
-        tasks=TASKS[tasks],
-        progress=len(words) > 2000,
-    )
+    result = restorer(text, tasks=RESTORE_CHOICES[tasks], progress=len(words) > 2000, **switches)
     seconds = time.perf_counter() - start
     highlighted: list[tuple[str, str | None]] = []
     rows: list[list[Any]] = []
@@ -154,10 +154,14 @@ def build_demo(models: Mapping[str, str] | None = None):
     restorers = Restorers(models or MODELS)
     labels = list(restorers.models)
 
-    def restore(text: str, model: str = labels[0], remove_disfluencies: bool = False, tasks: str = "punctuation and casing",
-                progress=gr.Progress(track_tqdm=True)):
+    options = task_options()
+
+    def restore(text: str, model: str, *choices, progress=gr.Progress(track_tqdm=True)):
+        # The inputs: the transcript, the model, one checkbox per task option, then what to restore.
+        *ticked, tasks = choices
+        switches = {option.name: bool(on) for option, on in zip(options, ticked)}
         try:
-            return restore_transcript(restorers, text, model, remove_disfluencies, tasks)
+            return restore_transcript(restorers, text, model, tasks, **switches)
         except ValueError as error:
             raise gr.Error(str(error)) from None
 
@@ -183,9 +187,9 @@ def build_demo(models: Mapping[str, str] | None = None):
                                         placeholder="so um what are the risks i am not technical")
                 with gr.Row():
                     model = gr.Dropdown(labels, value=labels[0], label="Model", elem_id="model")
-                    tasks = gr.Radio(list(TASKS), value="punctuation and casing", label="Restore", elem_id="tasks")
+                    tasks = gr.Radio(list(RESTORE_CHOICES), value="punctuation and casing", label="Restore", elem_id="tasks")
                 with gr.Row():
-                    remove = gr.Checkbox(label="remove disfluencies (um, uh, repetitions, restarts)", elem_id="remove")
+                    switches = [gr.Checkbox(label=option.label, elem_id=option.name) for option in options]
                     show_table = gr.Checkbox(label="per-word table", elem_id="show_table")
                 button = gr.Button("Restore", variant="primary", elem_id="restore")
             with gr.Column():
@@ -200,7 +204,7 @@ def build_demo(models: Mapping[str, str] | None = None):
             visible=False, elem_id="table", interactive=False,
         )
         gr.Examples(EXAMPLES, inputs=[transcript], label="Examples: a talk, a phone call, a doctor and a patient")
-        gr.on([button.click, transcript.submit], restore, inputs=[transcript, model, remove, tasks],
+        gr.on([button.click, transcript.submit], restore, inputs=[transcript, model, *switches, tasks],
               outputs=[restored, highlighted, table, figures], api_name="restore")
         show_table.change(lambda shown: gr.Dataframe(visible=shown), inputs=[show_table], outputs=[table], api_name=False)
 

@@ -24,12 +24,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .inputs import InputWords, parse_inputs
-from .labels import DISFLUENCY_LABELS, LABELLED_MARKS, LabelScheme, apply_case, case_label_of, is_latin_letter
+from .inputs import InputWords
+from .labels import LABELLED_MARKS, LabelScheme, apply_case, case_label_of, is_latin_letter
 from .tokenization import first_subword_positions, model_words, tokenize_words
+
+if TYPE_CHECKING:
+    from .tasks import Task
 
 #: Words longer than this are passed through untouched and shown to the model as one unknown token.
 MAX_WORD_CHARS = 100
@@ -38,10 +42,8 @@ DEFAULT_WINDOW_WORDS = 200
 DEFAULT_CONTEXT_WORDS = 50
 #: The task heads whose probabilities restoration reads, by the name a backend gives them.
 PUNCTUATION, CASING = "punct", "case"
-#: Every task restoration may restore (``decode``'s ``tasks``): punctuation, casing.
+#: What restoration may restore into the text (``decode``'s ``tasks``): punctuation, casing.
 TASKS = (PUNCTUATION, CASING)
-#: The optional disfluency head (FLUENT / DISFLUENT), by the name a backend gives it.
-DISFLUENCY = "disfl"
 
 
 def is_opaque(word: str) -> bool:
@@ -206,6 +208,7 @@ def decode(
     keep_punctuation: bool = False,
     consistent_casing: bool = True,
     tasks: Sequence[str] = TASKS,
+    heads: Mapping[Task, Sequence[str]] | None = None,
 ) -> dict:
     """Per-word probabilities (``probs[task]``: one row per word) → labels → the restored text.
 
@@ -283,11 +286,10 @@ def decode(
                 "case_score": case_score,
             }
         )
-    if DISFLUENCY in probs:
-        for entry, row, dark in zip(restored, probs[DISFLUENCY], opaque):
-            score = 0.0 if dark else float(row[DISFLUENCY_LABELS.index("DISFLUENT")])
-            entry["disfluent"] = score > 0.5
-            entry["disfluency_score"] = score
+    for head, labels in (heads or {}).items():
+        if head.name in probs:
+            for entry, row, dark in zip(restored, probs[head.name], opaque):
+                entry.update(head.word_fields(row, labels, dark))
     return {"text": " ".join(w["word"] for w in restored), "words": restored}
 
 
@@ -451,6 +453,7 @@ def restore_from_windows(
     keep_punctuation: bool = False,
     consistent_casing: bool = True,
     tasks: Sequence[str] = TASKS,
+    heads: Mapping[Task, Sequence[str]] | None = None,
     return_sentences: bool = False,
     return_probabilities: bool = False,
 ) -> dict:
@@ -459,7 +462,7 @@ def restore_from_windows(
     (``source.extras``: times, ...) added to each word without replacing a restored field, before the
     sentences are cut; ``"sentences"`` and ``"probabilities"`` when asked for."""
     probs = join_windows(windows, len(source))
-    result = decode(source, probs, scheme, lexicon, keep_punctuation, consistent_casing, tasks)
+    result = decode(source, probs, scheme, lexicon, keep_punctuation, consistent_casing, tasks, heads)
     add_char_offsets(result["words"])
     if source.extras is not None:
         for entry, extra in zip(result["words"], source.extras):
@@ -471,97 +474,8 @@ def restore_from_windows(
     return result
 
 
-def fluent_inputs(first: dict, tokens: Sequence) -> tuple[list[int], list]:
-    """The words a fluent transcript keeps, from a first restoration with the disfluency head:
-    the indices of the input words not marked ``disfluent``, and those input words (``tokens``: the
-    input's words as given, str or timed dicts) in order."""
-    entries = first["words"]
-    if len(entries) != len(tokens):
-        raise RuntimeError(f"internal error: {len(entries)} restored words for {len(tokens)} input words")
-    if entries and "disfluent" not in entries[0]:
-        raise RuntimeError("internal error: the restoration has no disfluency labels")
-    kept = [i for i, entry in enumerate(entries) if not entry["disfluent"]]
-    return kept, [tokens[i] for i in kept]
-
-
-def merge_fluent(first: dict, fluent: dict, kept: Sequence[int], tokens: Sequence) -> dict:
-    """One result of ``remove_disfluencies``: the text of ``fluent`` (the kept words restored again on
-    their own, so that punctuation and casing are those of the fluent sentence), and one word entry
-    per input word, in order.
-
-    A kept word's entry is its entry in ``fluent`` with ``disfluent`` False, its ``disfluency_score``
-    and ``removed`` False; a removed word's entry is the input word as given (``word``), punctuation
-    "O", the casing class it is written in, ``punct_score`` and ``case_score`` None, no place in the
-    text (``start_char`` and ``end_char`` None), ``disfluent`` True, its score and ``removed`` True,
-    plus the fields a timed input word carried. Sentences refer to input word indices; probabilities,
-    when asked for, are the first restoration's (one row per input word)."""
-    position = {index: rank for rank, index in enumerate(kept)}
-    words = []
-    for i, entry in enumerate(first["words"]):
-        if i in position:
-            merged = dict(fluent["words"][position[i]])
-            merged.update(disfluent=False, disfluency_score=entry["disfluency_score"], removed=False)
-        else:
-            token = tokens[i]
-            written = token["word"].strip() if isinstance(token, Mapping) else token
-            merged = {
-                "word": written,
-                "punctuation": "O",
-                "casing": case_label_of(written),
-                "punct_score": None,
-                "case_score": None,
-                "start_char": None,
-                "end_char": None,
-                "disfluent": True,
-                "disfluency_score": entry["disfluency_score"],
-                "removed": True,
-            }
-            merged.update((key, value) for key, value in entry.items() if key not in merged and key not in _RESTORED_FIELDS)
-        words.append(merged)
-    result = {"text": fluent["text"], "words": words}
-    if "sentences" in fluent:
-        result["sentences"] = [
-            {**sentence, "first_word": kept[sentence["first_word"]], "last_word": kept[sentence["last_word"]]}
-            for sentence in fluent["sentences"]
-        ]
-    if "probabilities" in first:
-        result["probabilities"] = first["probabilities"]
-    return result
-
-
-# Fields of a restored word entry (the others come from a timed input word).
-_RESTORED_FIELDS = frozenset(
-    {"word", "punctuation", "casing", "punct_score", "case_score", "start_char", "end_char", "disfluent", "disfluency_score"}
-)
-
-
-def restore_without_disfluencies(restore, inputs, is_split_into_words: bool, has_disfluency_head: bool, **options):
-    """``remove_disfluencies=True`` for a restorer (the pipeline, the torch-free runtime): one pass
-    finds the disfluent words, a second restores punctuation and casing of the words kept, as a
-    transcript of their own; :func:`merge_fluent` joins the two. ``restore(inputs, is_split_into_words,
-    **options)`` is the restorer's own call. Takes twice the time of one restoration."""
-    if not has_disfluency_head:
-        raise ValueError(
-            "remove_disfluencies=True needs a model with a disfluency head (config.disfluency_labels); "
-            "this model restores punctuation and casing only"
-        )
-    # Checked here to tell one transcript from many; the restorer's own first pass parses them again.
-    items, single = parse_inputs(inputs, is_split_into_words)
-    if not items:
-        return []
-    batch = [inputs] if single else list(inputs)
-    first = restore(inputs, is_split_into_words, **{**options, "return_sentences": False})
-    first = [first] if single else first
-    tokens = [item.split() if isinstance(item, str) else list(item) for item in batch]
-    plans = [fluent_inputs(result, words) for result, words in zip(first, tokens)]
-    fluent = restore([words for _, words in plans], True, **{k: v for k, v in options.items() if k != "return_probabilities"})
-    merged = [merge_fluent(a, b, kept, words) for a, b, (kept, _), words in zip(first, fluent, plans, tokens)]
-    return merged[0] if single else merged
-
-
 __all__ = [
     "CASING",
-    "DISFLUENCY",
     "DEFAULT_CONTEXT_WORDS",
     "DEFAULT_MAX_LENGTH",
     "DEFAULT_WINDOW_WORDS",
@@ -577,10 +491,7 @@ __all__ = [
     "char_offsets",
     "check_tasks",
     "check_window_sizes",
-    "fluent_inputs",
-    "merge_fluent",
     "restore_from_windows",
-    "restore_without_disfluencies",
     "consistent_labels",
     "decode",
     "encode_windows",

@@ -245,6 +245,7 @@ class StreamingRestorer:
             self.keep_punctuation,
             self.consistent_casing,
             self.tasks,
+            heads=self.pipe.heads,
         )
         restored = add_char_offsets(result["words"][start - lo : stop - lo])
         for entry in restored:  # offsets in the text of the whole stream

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from .labels import IGNORE_INDEX
+from .tasks import CASING, PUNCTUATION, Task
 
 if TYPE_CHECKING:  # annotations only: restoration (and the runtime without transformers) imports this module
     from transformers import BatchEncoding, PreTrainedTokenizerBase
@@ -98,10 +99,6 @@ def tokenize_and_align_labels(
     return encoding
 
 
-#: Word-level label columns of a dataset → the subword label columns the models' ``forward`` takes.
-LABEL_COLUMNS = {"punct": "punct_labels", "case": "case_labels", "disfluency": "disfl_labels"}
-
-
 def tokenize_dataset(
     dataset,
     tokenizer: PreTrainedTokenizerBase,
@@ -109,19 +106,20 @@ def tokenize_dataset(
     stride: int = 32,
     lowercase: bool = True,
     num_proc: int | None = None,
-    with_disfluency: bool = False,
+    tasks: Sequence[Task] | None = None,
 ):
     """Tokenise a labelled dataset (``words``, ``punct``, ``case`` columns) for training.
 
     Labels sit on first subwords, -100 elsewhere and where a source gave no label (``MISSING_LABEL``). An example
     longer than ``max_length`` subwords becomes several, overlapping by ``stride`` subwords; a word cut
     at the start of a continuation window is not labelled there (its first subword is in the window
-    before). ``with_disfluency`` (models with the disfluency head) adds ``disfl_labels`` from the
-    ``disfluency`` column (all ignored where the dataset has none). `datasets` caches the result. A dataset with the teacher's per-word logits
+    before). Each of ``tasks`` (the model's, :func:`hf_punctcase.tasks.tasks_of`; default: punctuation
+    and casing) gives a subword label column (``<task>_labels``) from its word column (``punct``,
+    ``case``, ``disfluency``, ...; all ignored where the dataset has none). `datasets` caches the result. A dataset with the teacher's per-word logits
     (:func:`hf_punctcase.training.distillation.add_teacher_logits`) also gets the token-level teacher columns.
     """
     with_teacher = TEACHER_PUNCT in dataset.column_names
-    sources = {source: name for source, name in LABEL_COLUMNS.items() if source != "disfluency" or with_disfluency}
+    sources = {task.word_column: task.label_field for task in (tasks or (PUNCTUATION, CASING))}
 
     def encode(batch):
         encoding = tokenizer(
@@ -144,7 +142,7 @@ def tokenize_dataset(
             for source, name in sources.items():
                 if source in batch:
                     labels = [IGNORE_INDEX if label < 0 else label for label in batch[source][origin]]
-                else:  # a dataset without disfluency annotation
+                else:  # a dataset without this task's annotation
                     labels = [IGNORE_INDEX] * len(batch["words"][origin])
                 columns[name].append(align_labels(word_ids, labels))
             if with_teacher:

@@ -44,6 +44,7 @@ from hf_punctcase.evaluation import (
 from hf_punctcase.export.onnx import export_card, export_onnx
 from hf_punctcase.labels import LabelScheme
 from hf_punctcase.quantization import save_quantized
+from hf_punctcase.tasks import DISFLUENCY
 from hf_punctcase.atomic_files import atomic_directory, atomic_write_text
 from hf_punctcase.cards.card import render_model_card
 from hf_punctcase.cards.checkpoint import card_data_for_checkpoint
@@ -205,7 +206,7 @@ def main() -> None:
         "distillation, window widths) are in the project's docs/experiments.md"
         + (" and docs/on_device.md." if on_device else "."),
     ]
-    if restorer.has_disfluency_head:
+    if DISFLUENCY in restorer.model_tasks:
         calls = load_punct_case_dataset("switchboard_disfluency", root, max_words=10_000, splits=["validation", "test"])
         figures = {
             f"{split} ({len(set(calls[split]['doc_id']))} calls)": evaluate_disfluency(restorer, calls[split], args.batch_size)

@@ -138,7 +138,7 @@ def test_the_page_in_a_real_browser(app_url, tmp_path):
         assert output.get_attribute("value") == restorer(TRANSCRIPT)["text"]
         assert "words/s" in driver.find_element(By.CSS_SELECTOR, "#figures").text
 
-        driver.find_element(By.CSS_SELECTOR, "#remove input[type=checkbox]").click()
+        driver.find_element(By.CSS_SELECTOR, "#remove_disfluencies input[type=checkbox]").click()
         driver.find_element(By.CSS_SELECTOR, "#restore").click()
         fluent = restorer(TRANSCRIPT, remove_disfluencies=True)["text"]
         wait.until(lambda d: output.get_attribute("value") == fluent)
@@ -158,7 +158,7 @@ def test_the_page_in_a_real_browser(app_url, tmp_path):
         assert srt.read_text() == preview.get_attribute("value")
         assert "So what are the risks?" in srt.read_text()
         if os.environ.get("HF_PUNCTCASE_DEMO_SCREENSHOT"):
-            driver.find_element(By.CSS_SELECTOR, "#remove input[type=checkbox]").click()
+            driver.find_element(By.CSS_SELECTOR, "#remove_disfluencies input[type=checkbox]").click()
             driver.find_element(By.CSS_SELECTOR, "#restore").click()
             wait.until(lambda d: output.get_attribute("value") == restorer(TRANSCRIPT)["text"])
             driver.save_screenshot(os.environ["HF_PUNCTCASE_DEMO_SCREENSHOT"])

@@ -14,11 +14,12 @@ from transformers import Trainer, TrainingArguments
 from transformers.trainer_utils import EvalPrediction
 
 import hf_punctcase
-from hf_punctcase.evaluation import compute_metrics_for, score_disfluency
+from hf_punctcase.evaluation import compute_metrics_for, score_task
+from hf_punctcase.tasks import DISFLUENCY, tasks_of
 from hf_punctcase.labels import DISFLUENCY_LABELS, IGNORE_INDEX, LabelScheme
 from hf_punctcase.metrics import PunctCase
 from hf_punctcase.models.joint_transformer.configuration import HEAD_DEPENDENCY_CHOICES
-from hf_punctcase.restoration import merge_fluent
+from hf_punctcase.fluency import merge_fluent
 from hf_punctcase.tokenization import tokenize_and_align_labels
 from hf_punctcase.training.collator import DataCollatorForJointTokenClassification
 
@@ -108,7 +109,7 @@ def test_config_checks_the_head_options():
         tiny_config(disfluency_labels=["YES", "NO"])
     with pytest.raises(ValueError, match="disfluency_loss_weight must be ≥ 0"):
         disfluent_config(disfluency_loss_weight=-1)
-    assert not tiny_config().has_disfluency_head and disfluent_config().has_disfluency_head
+    assert DISFLUENCY not in tasks_of(tiny_config()) and DISFLUENCY in tasks_of(disfluent_config())
 
 
 @pytest.mark.parametrize("mode", HEAD_DEPENDENCY_CHOICES)
@@ -160,12 +161,12 @@ def test_trainer_default_label_names_leave_out_the_optional_head(tiny_tokenizer,
     model = hf_punctcase.JointTokenClassificationModel(disfluent_config("none"))
     common = dict(output_dir=str(tmp_path), report_to="none", use_cpu=True, per_device_eval_batch_size=8)
     plain = Trainer(model=model, args=TrainingArguments(**common), eval_dataset=rows,
-                    data_collator=DataCollatorForJointTokenClassification(tiny_tokenizer), compute_metrics=compute_metrics_for(SCHEME))
+                    data_collator=DataCollatorForJointTokenClassification(tiny_tokenizer), compute_metrics=compute_metrics_for(model.config))
     assert "eval_loss" in plain.evaluate()
     scored = Trainer(
         model=model, args=TrainingArguments(**common, label_names=["punct_labels", "case_labels", "disfl_labels"]),
         eval_dataset=rows, data_collator=DataCollatorForJointTokenClassification(tiny_tokenizer),
-        compute_metrics=compute_metrics_for(SCHEME),
+        compute_metrics=compute_metrics_for(model.config),
     )
     metrics = scored.evaluate()
     assert "eval_loss" in metrics and "eval_disfl_overall_f1" in metrics
@@ -175,7 +176,7 @@ def test_trainer_default_label_names_leave_out_the_optional_head(tiny_tokenizer,
 
 
 def test_metric_scores_disfluent_words():
-    scores = score_disfluency(["FLUENT", "DISFLUENT", "DISFLUENT", "FLUENT"], ["FLUENT", "DISFLUENT", "FLUENT", "DISFLUENT"])
+    scores = score_task(DISFLUENCY, ["FLUENT", "DISFLUENT", "DISFLUENT", "FLUENT"], ["FLUENT", "DISFLUENT", "FLUENT", "DISFLUENT"])
     assert scores["disfl_overall_precision"] == 0.5 and scores["disfl_overall_recall"] == 0.5
     metric = PunctCase(config_name="disfluency")
     result = metric.compute(predictions=[[0, 1, 1]], references=[[0, 1, 0]], label_names=list(DISFLUENCY_LABELS))
@@ -189,7 +190,7 @@ def test_compute_metrics_scores_the_third_head():
     disfl[0, :, 1] = [5, -5, 5, -5]  # predicted DISFLUENT at 0 and 2
     labels = np.array([[0, 0, 0, 0]])
     prediction = EvalPrediction(predictions=(punct, case, disfl), label_ids=(labels, labels, np.array([[1, 0, 0, IGNORE_INDEX]])))
-    scores = compute_metrics_for(SCHEME)(prediction)
+    scores = compute_metrics_for(disfluent_config())(prediction)
     assert scores["disfl_overall_precision"] == 0.5 and scores["disfl_overall_recall"] == 1.0
 
 
@@ -274,7 +275,7 @@ def test_on_device_runtime_refuses_removal_without_the_head():
     from hf_punctcase.runtime import OnDeviceRestorer
 
     restorer = OnDeviceRestorer()
-    assert not restorer.has_disfluency_head
+    assert DISFLUENCY not in restorer.model_tasks
     with pytest.raises(ValueError, match="needs a model with a disfluency head"):
         restorer("so uh we went home", remove_disfluencies=True)
 
@@ -290,7 +291,7 @@ def test_onnx_export_carries_the_head(filler_model_dir, filler_pipeline, tmp_pat
     text = "so uh what are the um risks i am not technical"
     expected = filler_pipeline(text, remove_disfluencies=True)
     runtime = OnDeviceRestorer(tmp_path / "onnx")
-    assert runtime.has_disfluency_head
+    assert DISFLUENCY in runtime.model_tasks
     for restorer in (runtime, hf_punctcase.load_pipeline(str(tmp_path / "onnx"))):
         result = restorer(text, remove_disfluencies=True)
         assert [w["removed"] for w in result["words"]] == [w["removed"] for w in expected["words"]]

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import IO
 
+from ..tasks import TASKS, task_options
 from .common import Fault, add_model_arguments, check_windows, load_restorer, output_stream
 
 #: Transcripts per pipeline call, in units of --batch-size: a few batches a call keeps memory flat.
@@ -153,9 +154,12 @@ def restore(args) -> int:
     show = args.progress if args.progress is not None else bool(sys.stderr is not None and sys.stderr.isatty())
     with output_stream(args.output if args.output not in (None, "-") else None) as out:
         restorer = load_restorer(args)
-        if args.remove_disfluencies and not restorer.has_disfluency_head:
-            raise Fault(f"--remove-disfluencies needs a model with a disfluency head; {args.model} has none")
-        options = {"remove_disfluencies": True} if args.remove_disfluencies else {}
+        options = {}
+        for task in TASKS.values():
+            if task.option is not None and getattr(args, task.option.name):
+                if task not in restorer.model_tasks:
+                    raise Fault(f"{task.option.flag} needs a model with a {task.title} head; {args.model} has none")
+                options[task.option.name] = True
         with tqdm(total=source.count, unit="line", desc="punct-case", disable=not show, file=sys.stderr) as bar:
             for batch in _batches(source.lines(), args.batch_size * CALL_BATCHES):
                 results = restorer(
@@ -207,12 +211,8 @@ def add_parser(commands) -> None:
     parser.add_argument(
         "--keep-punctuation", action="store_true", help="keep marks already in the input instead of predicting them"
     )
-    parser.add_argument(
-        "--remove-disfluencies", action="store_true",
-        help="leave out fillers, edit terms and the first copy of repeated or restarted words, and punctuate "
-        "what is left (models with a disfluency head; with --json every input word keeps its entry, "
-        "\"removed\" for those left out)",
-    )
+    for option in task_options():
+        parser.add_argument(option.flag, action="store_true", dest=option.name, help=option.help)
     parser.add_argument(
         "--progress", action=argparse.BooleanOptionalAction, default=None,
         help="a progress bar over lines on stderr (default: when stderr is a terminal)",

@@ -29,6 +29,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..labels import LabelScheme, build_mixed_case_lexicon, case_label_of
+from ..tasks import TASKS
 from .builder import FILE_SOURCES, SOURCES, load_punct_case_dataset
 
 
@@ -128,7 +129,7 @@ def window_examples(dataset: datasets.Dataset, window_words: int, batch_size: in
     """
     if window_words < 1:
         raise ValueError(f"window_words must be ≥ 1, got {window_words}")
-    label_columns = [c for c in ("punct", "case", "disfluency") if c in dataset.column_names]
+    label_columns = [task.word_column for task in TASKS.values() if task.word_column in dataset.column_names]
 
     def recut(batch):
         out = {name: [] for name in batch}

@@ -13,7 +13,8 @@ from .scoring import (
     flatten_scores,
     restore_references,
     score_asr_pairs,
-    score_disfluency,
+    score_head,
+    score_task,
     score_labels,
 )
 
@@ -34,7 +35,8 @@ __all__ = [
     "flatten_scores",
     "restore_references",
     "score_asr_pairs",
-    "score_disfluency",
+    "score_head",
+    "score_task",
     "score_labels",
     "speech_loop_dev_sets",
 ]

@@ -1,7 +1,9 @@
 """Word-level scores, flattened for the Trainer and model cards, computed by the punct_case metric.
 
-Convention: punctuation "overall" is the micro average over every class but O; casing
-"overall" is the micro average over every class but LOWER; disfluency "overall" is DISFLUENT's.
+Convention: a task's "overall" is the micro average over every class but its null class (its first
+declared label, :attr:`hf_punctcase.tasks.Task.null_label`): O for punctuation, LOWER for casing,
+FLUENT for disfluency (so that disfluency "overall" is DISFLUENT's). Scores are named
+``<task>_<class>_<measure>`` and ``<task>_overall_<measure>``.
 """
 
 from __future__ import annotations
@@ -12,8 +14,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ..labels import DISFLUENCY_LABELS, IGNORE_INDEX, LabeledWords, LabelScheme
+from ..labels import IGNORE_INDEX, LabeledWords, LabelScheme
 from ..metrics import PunctCase
+from ..tasks import CASING, DISFLUENCY, PUNCTUATION, TASKS, Task, tasks_of
 from .dev_sets import AsrDevSet, DevSet
 
 
@@ -30,6 +33,15 @@ def flatten_scores(scores: dict, prefix: str) -> dict[str, float]:
     return flat
 
 
+def score_task(task: Task, true: Sequence[str], pred: Sequence[str], labels: Sequence[str] | None = None) -> dict[str, float]:
+    """Per-class and overall P/R/F1 and slot error rate of one task's per-word labels (``labels``: the
+    model's label set, default the task's), flattened as ``<task>_...``."""
+    if len(true) != len(pred):
+        raise ValueError(f"{len(true)} reference {task.name} labels but {len(pred)} predicted")
+    pairs = list(zip(true, pred))
+    return flatten_scores(PunctCase.scores_from_pairs(pairs, task.null_label, labels or task.labels), task.name)
+
+
 def score_labels(
     scheme: LabelScheme,
     true_punct: Sequence[str],
@@ -38,51 +50,29 @@ def score_labels(
     pred_case: Sequence[str] | None = None,
 ) -> dict[str, float]:
     """Per-class and overall P/R/F1 and slot error rate for punctuation (and casing when given)."""
-    if len(true_punct) != len(pred_punct):
-        raise ValueError(f"{len(true_punct)} reference punctuation labels but {len(pred_punct)} predicted")
-    scores = flatten_scores(
-        PunctCase.scores_from_pairs(list(zip(true_punct, pred_punct)), "O", scheme.punct_labels), "punct"
-    )
+    scores = score_task(PUNCTUATION, true_punct, pred_punct, scheme.punct_labels)
     if true_case is not None and pred_case is not None:
-        if len(true_case) != len(pred_case):
-            raise ValueError(f"{len(true_case)} reference casing labels but {len(pred_case)} predicted")
-        scores.update(
-            flatten_scores(PunctCase.scores_from_pairs(list(zip(true_case, pred_case)), "LOWER", scheme.case_labels), "case")
-        )
+        scores.update(score_task(CASING, true_case, pred_case, scheme.case_labels))
     return scores
 
 
-def score_disfluency(true: Sequence[str], pred: Sequence[str]) -> dict[str, float]:
-    """P/R/F1 of DISFLUENT (``disfl_overall_f1``) and of each class, from per-word FLUENT/DISFLUENT labels."""
-    if len(true) != len(pred):
-        raise ValueError(f"{len(true)} reference disfluency labels but {len(pred)} predicted")
-    return flatten_scores(PunctCase.scores_from_pairs(list(zip(true, pred)), "FLUENT", DISFLUENCY_LABELS), "disfl")
-
-
-def compute_metrics_for(scheme: LabelScheme):
-    """A ``compute_metrics`` for the Trainer: scores first-subword predictions of each head (the
-    disfluency head's where the model has one and the dev set has its labels)."""
+def compute_metrics_for(config):
+    """A ``compute_metrics`` for the Trainer: scores the first-subword predictions of each of the model's
+    tasks (:func:`~hf_punctcase.tasks.tasks_of` its ``config``; a :class:`LabelScheme` gives punctuation
+    and casing), whose logits and labels the Trainer gives in that order (``label_names``: each task's
+    ``label_field``). A head task is scored where the dev set has its labels."""
+    tasks = tasks_of(config)
+    label_sets = {task: task.labels_in(config) for task in tasks}
 
     def compute_metrics(eval_prediction) -> dict[str, float]:
-        punct_logits, case_logits = eval_prediction.predictions[:2]
-        punct_labels, case_labels = eval_prediction.label_ids[:2]
-        punct_mask = punct_labels != IGNORE_INDEX
-        case_mask = case_labels != IGNORE_INDEX
-        punct_names = np.array(scheme.punct_labels)
-        case_names = np.array(scheme.case_labels)
-        scores = score_labels(
-            scheme,
-            punct_names[punct_labels[punct_mask]],
-            punct_names[punct_logits.argmax(-1)[punct_mask]],
-            case_names[case_labels[case_mask]],
-            case_names[case_logits.argmax(-1)[case_mask]],
-        )
-        if len(eval_prediction.predictions) > 2 and len(eval_prediction.label_ids) > 2:
-            disfl_logits, disfl_labels = eval_prediction.predictions[2], eval_prediction.label_ids[2]
-            mask = disfl_labels != IGNORE_INDEX
-            if mask.any():
-                names = np.array(DISFLUENCY_LABELS)
-                scores.update(score_disfluency(names[disfl_labels[mask]], names[disfl_logits.argmax(-1)[mask]]))
+        label_ids = eval_prediction.label_ids
+        label_ids = label_ids if isinstance(label_ids, (tuple, list)) else (label_ids,)
+        scores: dict[str, float] = {}
+        for task, logits, labels in zip(tasks, eval_prediction.predictions, label_ids):
+            mask = labels != IGNORE_INDEX
+            if task.required or mask.any():
+                names = np.array(label_sets[task])
+                scores.update(score_task(task, names[labels[mask]], names[logits.argmax(-1)[mask]], label_sets[task]))
         return scores
 
     return compute_metrics
@@ -153,36 +143,60 @@ def evaluate_dataset(restorer, dataset, batch_size: int = 16) -> dict[str, float
 
     Consecutive examples of a document are joined again, so the pipeline sees whole documents as a
     user would send them. Labels a source could not give (-1) are left out of the scores; casing is
-    scored only when the dataset has casing labels.
+    scored only when the dataset has casing labels, and each head task of the model
+    (``restorer.model_tasks``) where the dataset has its word column.
     """
-    references, _ = _documents(dataset)
-    return _score_references(restorer, references, batch_size)
+    references, heads = _documents(dataset)
+    predictions, seconds = restore_references(restorer, references, batch_size)
+    scores = _score_predictions(restorer.scheme, references, predictions, seconds)
+    for task, labels in heads.items():
+        if task in getattr(restorer, "model_tasks", ()):
+            scores.update(score_head(task, labels, predictions, restorer.heads[task]))
+    return scores
 
 
-def _documents(dataset) -> tuple[list[LabeledWords], list[list[str | None]]]:
+def score_head(
+    task: Task, references: Sequence[Sequence[str | None]], predictions: Sequence[list[dict]], labels: Sequence[str]
+) -> dict[str, float]:
+    """One head task's scores: each document's reference labels (None: not given, left out) against
+    the labels its restored word entries show (:meth:`~hf_punctcase.tasks.Task.label_of`)."""
+    true, pred = [], []
+    for reference, predicted in zip(references, predictions):
+        for label, entry in zip(reference, predicted):
+            if label is not None:
+                true.append(label)
+                pred.append(task.label_of(entry, labels))
+    return score_task(task, true, pred, labels)
+
+
+def _documents(dataset) -> tuple[list[LabeledWords], dict[Task, list[list[str | None]]]]:
     """A labelled dataset's consecutive examples of each document joined again: its words with their
-    punctuation and casing labels, and their disfluency labels; a label the source could not give
-    (-1), or a dataset without a ``disfluency`` column, gives None."""
-    names = {column: dataset.features[column].feature.names for column in ("punct", "case", "disfluency") if column in dataset.features}
+    punctuation and casing labels, and the labels of each head task whose word column the dataset has
+    (a label the source could not give, -1, gives None)."""
+    columns = [task.word_column for task in TASKS.values()]
+    names = {column: dataset.features[column].feature.names for column in columns if column in dataset.features}
 
     def labels(row, column: str) -> list[str | None]:
         if column not in names:
             return [None] * len(row["words"])
         return [names[column][label] if label >= 0 else None for label in row[column]]
 
+    heads = [task for task in TASKS.values() if not task.required and task.word_column in names]
     references: list[LabeledWords] = []
-    disfluency: list[list[str | None]] = []
+    head_labels: dict[Task, list[list[str | None]]] = {task: [] for task in heads}
     previous = None
     for row in dataset:
         if row["doc_id"] != previous:
             references.append(LabeledWords([], [], []))
-            disfluency.append([])
+            for documents in head_labels.values():
+                documents.append([])
             previous = row["doc_id"]
         references[-1].words += row["words"]
-        references[-1].punct += labels(row, "punct")
-        references[-1].case += labels(row, "case")
-        disfluency[-1] += labels(row, "disfluency")
-    return references, disfluency
+        references[-1].punct += labels(row, PUNCTUATION.word_column)
+        references[-1].case += labels(row, CASING.word_column)
+        for task, documents in head_labels.items():
+            documents[-1] += labels(row, task.word_column)
+    return references, head_labels
 
 
 #: The filler words whose removal the disfluency figures report on their own ("um" and "uh").
@@ -198,22 +212,19 @@ def evaluate_disfluency(restorer, dataset, batch_size: int = 16) -> dict[str, fl
     FLUENT words kept), the punctuation and casing scores on the same words, ``words`` and
     ``words_per_second``. Words whose disfluency the source does not give are left out of the
     disfluency figures."""
-    if not getattr(restorer, "has_disfluency_head", False):
+    if DISFLUENCY not in getattr(restorer, "model_tasks", ()):
         raise ValueError("the restorer's model has no disfluency head")
-    references, disfluency = _documents(dataset)
+    references, heads = _documents(dataset)
+    disfluency = heads.get(DISFLUENCY) or [[None] * len(ref) for ref in references]
     predictions, seconds = restore_references(restorer, references, batch_size)
-    true, pred, fillers, fluent = [], [], [], []
+    scores = score_head(DISFLUENCY, disfluency, predictions, DISFLUENCY.labels)
+    fillers, fluent = [], []
     for ref, labels, predicted in zip(references, disfluency, predictions):
         for word, label, entry in zip(ref.words, labels, predicted):
-            if label is None:
-                continue
-            true.append(label)
-            pred.append("DISFLUENT" if entry["disfluent"] else "FLUENT")
             if word in FILLER_WORDS and label == "DISFLUENT":
                 fillers.append(entry["disfluent"])
             if label == "FLUENT":
                 fluent.append(not entry["disfluent"])
-    scores = score_disfluency(true, pred)
     scores["filler_recall"] = float(np.mean(fillers)) if fillers else float("nan")
     scores["fillers"] = len(fillers)
     scores["fluent_retention"] = float(np.mean(fluent)) if fluent else float("nan")

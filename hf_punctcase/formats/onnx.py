@@ -14,6 +14,7 @@ from ..faults import checkpoint_fault as fault
 from ..execution import ONNXRUNTIME
 from ..runtime.onnx_backend import EXPORT_INFO_FILE, ONNX_MODEL_FILE, OnnxBackend
 from .base import ModelFormat
+from ..tasks import tasks_of
 from .torch import weight_files
 
 #: ``pipeline()`` arguments that choose how a torch model is loaded: an ONNX export has nothing to
@@ -104,15 +105,7 @@ class OnnxModel:
         self.name_or_path = str(folder)
         self.config = AutoConfig.from_pretrained(self.folder)
         self.backend = OnnxBackend(self.folder, providers=providers, intra_op_num_threads=intra_op_num_threads)
-        declared = self.backend.num_labels
-        for task, labels in (("punct", self.config.punct_labels), ("case", self.config.case_labels)):
-            if task not in declared:
-                raise ValueError(f"{self.folder / ONNX_MODEL_FILE} has no {task}_logits output")
-            if declared[task] is not None and declared[task] != len(labels):
-                raise ValueError(
-                    f"{self.folder / ONNX_MODEL_FILE} gives {declared[task]} {task} classes but config.json has "
-                    f"{len(labels)} {task}_labels"
-                )
+        self.backend.check_heads({task.name: task.labels_in(self.config) or () for task in tasks_of(self.config)})
 
     def to(self, device) -> OnnxModel:
         import torch

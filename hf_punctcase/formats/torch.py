@@ -10,10 +10,10 @@ from typing import Any
 from ..faults import checkpoint_fault as fault
 from ..faults import one_line
 from ..execution import TORCH
+from ..tasks import PUNCTUATION, tasks_of
 from .base import ModelFormat
 
 #: The weights' task heads, by the config field whose labels they predict.
-HEAD_WEIGHTS = {"punct_labels": "punct_classifier.weight", "case_labels": "case_classifier.weight"}
 
 
 def weight_files(folder: Path) -> list[Path]:
@@ -101,20 +101,21 @@ def _check_weights(
         shapes.update(_safetensors_shapes(folder, file))
     if not shapes:
         return  # pytorch_model.bin only: shapes are known after loading
-    for key, head in HEAD_WEIGHTS.items():
+    for task in tasks_of(config):
+        head = task.classifier + ".weight"
         found = [shape for name, shape in shapes.items() if name == head or name.endswith("." + head)]
         if not found:
             if require_heads:
                 raise fault(folder, f"the weights have no {head} (not a punctuation and casing checkpoint?)")
             continue
-        if found[0][0] != len(labels[key]):
+        if found[0][0] != len(labels[task.name]):
             raise fault(
                 folder,
-                f"config.json has {len(labels[key])} {key} but the weights' {head} has {found[0][0]} rows",
+                f"config.json has {len(labels[task.name])} {task.config_field} but the weights' {head} has {found[0][0]} rows",
             )
     encoder = config.get("encoder")
     hidden = encoder.get("hidden_size") if isinstance(encoder, dict) else None
-    punct = [shape for name, shape in shapes.items() if name.endswith(HEAD_WEIGHTS["punct_labels"])]
+    punct = [shape for name, shape in shapes.items() if name.endswith(PUNCTUATION.classifier + ".weight")]
     if hidden is not None and punct and len(punct[0]) == 2 and punct[0][1] != hidden:
         raise fault(folder, f"config.json encoder hidden_size {hidden} but the weights' heads take {punct[0][1]}")
 
@@ -131,4 +132,4 @@ def _safetensors_shapes(folder: Path, file: Path) -> dict[str, list[int]]:
         raise fault(folder, f"{file.name} is truncated or not a safetensors file ({one_line(error)})") from None
 
 
-__all__ = ["HEAD_WEIGHTS", "TorchFormat", "transformers_pipeline", "weight_files"]
+__all__ = ["TorchFormat", "transformers_pipeline", "weight_files"]

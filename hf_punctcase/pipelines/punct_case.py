@@ -35,9 +35,9 @@ from ..restoration import (
     max_input_length,
     plan_windows,
     restore_from_windows,
-    restore_without_disfluencies,
     word_probabilities,
 )
+from ..tasks import head_labels, option_runner, tasks_of
 from .backends import backend_for
 
 #: The pipeline task: ``pipeline("punct-case")``.
@@ -101,8 +101,11 @@ class PunctCasePipeline(ChunkPipeline):
         self.scheme: LabelScheme = self.model.config.label_scheme
         self.lexicon: dict[str, str] = dict(self.model.config.mixed_case_lexicon or {})
         self.max_length = max_input_length(self.model.config.max_position_embeddings, self.tokenizer.model_max_length)
-        #: Whether each word gets ``disfluent`` and ``remove_disfluencies=True`` works.
-        self.has_disfluency_head = bool(getattr(self.model.config, "disfluency_labels", None))
+        #: The model's tasks (:func:`hf_punctcase.tasks.tasks_of`): each head task adds its fields to every
+        #: word (the disfluency head: ``disfluent``), and its option (``remove_disfluencies=True``) works.
+        self.model_tasks = tasks_of(self.model.config)
+        #: The head tasks and their labels, as decoding reads them.
+        self.heads = head_labels(self.model.config)
         #: How the model runs and why (:class:`~hf_punctcase.hardware.ExecutionPlan`); loading by name
         #: replaces this description of the model as given with the plan that chose it.
         self.execution_plan = ExecutionPlan(
@@ -160,18 +163,20 @@ class PunctCasePipeline(ChunkPipeline):
             postprocess["tasks"] = check_tasks(tasks)
         return preprocess, {}, postprocess
 
-    def __call__(self, inputs, is_split_into_words: bool = False, remove_disfluencies: bool = False, **kwargs):
+    def __call__(self, inputs, is_split_into_words: bool = False, **kwargs):
         """Restore one transcript (``str``, or a list of words with ``is_split_into_words=True``) or many
         (a list of either).
 
+        A task option (:func:`hf_punctcase.tasks.task_options`) restores another way.
         ``remove_disfluencies=True`` (models with the disfluency head) returns the fluent text: the
         words marked disfluent are left out and the words kept are punctuated and cased again as a
         transcript of their own; ``words`` still has one entry per input word, those removed marked
-        ``removed`` (:func:`hf_punctcase.restoration.merge_fluent`)."""
-        if remove_disfluencies:
-            return restore_without_disfluencies(
+        ``removed`` (:func:`hf_punctcase.fluency.merge_fluent`)."""
+        run = option_runner(kwargs, self.model_tasks, str(getattr(self.model, "name_or_path", "") or "this model"))
+        if run is not None:
+            return run(
                 lambda items, split, **options: self(items, is_split_into_words=split, **options),
-                inputs, is_split_into_words, self.has_disfluency_head, **kwargs,
+                inputs, is_split_into_words, **kwargs,
             )
         items, single = parse_inputs(inputs, is_split_into_words)
         if single:
@@ -259,7 +264,7 @@ class PunctCasePipeline(ChunkPipeline):
         windows = [window for output in model_outputs for window in _unbatched(output["probs"])]
         return restore_from_windows(
             source, windows, self.scheme, self.lexicon, keep_punctuation=keep_punctuation,
-            consistent_casing=consistent_casing, tasks=tasks, return_sentences=return_sentences,
+            consistent_casing=consistent_casing, tasks=tasks, heads=self.heads, return_sentences=return_sentences,
             return_probabilities=return_probabilities,
         )
 

@@ -14,7 +14,7 @@ torch-free runtime (:class:`hf_punctcase.runtime.OnDeviceRestorer`) both run the
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -136,6 +136,16 @@ class OnnxBackend:
         """Classes of each task head, as the graph declares them (None where its last axis is symbolic)."""
         shapes = {node.name: node.shape for node in self.session.get_outputs()}
         return {task: (shapes[name][-1] if isinstance(shapes[name][-1], int) else None) for task, name in self.outputs.items()}
+
+    def check_heads(self, label_sets: Mapping[str, Sequence[str]]) -> None:
+        """Raise ValueError unless the graph has one ``<task>_logits`` output per task of ``label_sets``
+        (task name → the labels the model's config gives it), each with that many classes."""
+        declared = self.num_labels
+        for task, labels in label_sets.items():
+            if task not in declared:
+                raise ValueError(f"{self.path} has no {task}{LOGITS_SUFFIX} output, but config.json gives the model a {task} head")
+            if declared[task] is not None and declared[task] != len(labels):
+                raise ValueError(f"{self.path} gives {declared[task]} {task} classes but config.json has {len(labels)} {task} labels")
 
     def __call__(self, input_ids, attention_mask) -> dict[str, np.ndarray]:
         input_ids = np.asarray(input_ids, dtype=np.int64)

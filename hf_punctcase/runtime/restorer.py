@@ -21,7 +21,6 @@ from ..labels import LabelScheme
 from ..restoration import (
     DEFAULT_CONTEXT_WORDS,
     DEFAULT_WINDOW_WORDS,
-    DISFLUENCY,
     TASKS,
     EncodedWindow,
     check_tasks,
@@ -31,9 +30,9 @@ from ..restoration import (
     max_input_length,
     plan_windows,
     restore_from_windows,
-    restore_without_disfluencies,
     word_probabilities,
 )
+from ..tasks import head_labels, option_runner, task_options, tasks_of
 from .onnx_backend import OnnxBackend, read_export_info
 from .tokenizer import RuntimeTokenizer
 
@@ -43,7 +42,9 @@ def read_export_settings(folder: str | os.PathLike) -> dict:
     whether words are lowercased for the model (from ``config.json``) and the longest window in
     subwords (from :data:`~hf_punctcase.runtime.onnx_backend.EXPORT_INFO_FILE`, as the export resolved it from the model's config).
 
-    Returns ``{"scheme", "lexicon", "lowercase_input", "model_max_length"}``."""
+    Returns ``{"scheme", "lexicon", "lowercase_input", "model_max_length", "tasks", "labels", "heads"}``
+    (the model's tasks, :func:`~hf_punctcase.tasks.tasks_of`, the labels of each by name, and its head
+    tasks with their labels)."""
     folder = Path(folder)
     config_file = folder / "config.json"
     if not config_file.is_file():
@@ -57,6 +58,9 @@ def read_export_settings(folder: str | os.PathLike) -> dict:
         "lexicon": dict(config.get("mixed_case_lexicon") or {}),
         "lowercase_input": bool(config.get("lowercase_input", True)),
         "model_max_length": info.get("max_position_embeddings"),
+        "tasks": tasks_of(config),
+        "labels": {task.name: task.labels_in(config) or () for task in tasks_of(config)},
+        "heads": head_labels(config),
     }
 
 
@@ -98,6 +102,7 @@ class OnDeviceRestorer:
 
         resolved = resolve(model_dir, local_only=True)
         folder = resolved.folder
+        self.folder = folder
         if resolved.runtime != ONNXRUNTIME:
             raise ValueError(
                 f"model path {folder} is {resolved.format.description}, not an ONNX export: "
@@ -110,9 +115,11 @@ class OnDeviceRestorer:
         self.tokenizer = RuntimeTokenizer.from_pretrained(folder)
         self.max_length = max_input_length(settings["model_max_length"], self.tokenizer.model_max_length)
         self.backend = OnnxBackend(folder, providers=providers, intra_op_num_threads=intra_op_num_threads)
-        #: Whether the graph has the disfluency head: each word gets ``disfluent``, and
-        #: ``remove_disfluencies=True`` works.
-        self.has_disfluency_head = DISFLUENCY in self.backend.outputs
+        #: The model's tasks (:func:`hf_punctcase.tasks.tasks_of`): each head task adds its fields to
+        #: every word, and its option (``remove_disfluencies=True``, ...) works.
+        self.model_tasks = settings["tasks"]
+        self.heads = settings["heads"]
+        self.backend.check_heads(settings["labels"])
         self.window_words = window_words
         self.context_words = context_words
         self.batch_size = batch_size
@@ -130,19 +137,24 @@ class OnDeviceRestorer:
         tasks: Sequence[str] = TASKS,
         window_words: int | None = None,
         context_words: int | None = None,
-        remove_disfluencies: bool = False,
+        **switches: bool,
     ) -> dict | list[dict]:
         """Restore one transcript (a ``str``, or a list of words with ``is_split_into_words=True``) or
-        many (a list of either); the options are the pipeline's."""
-        if remove_disfluencies:
+        many (a list of either); the options are the pipeline's, the task options
+        (``remove_disfluencies=True``, :func:`hf_punctcase.tasks.task_options`) among them."""
+        unknown = sorted(set(switches) - {option.name for option in task_options()})
+        if unknown:
+            raise TypeError(f"unknown arguments for OnDeviceRestorer: {unknown}")
+        run = option_runner(switches, self.model_tasks, str(self.folder))
+        if run is not None:
             options = {
                 "keep_punctuation": keep_punctuation, "consistent_casing": consistent_casing,
                 "return_probabilities": return_probabilities, "return_sentences": return_sentences,
                 "tasks": tasks, "window_words": window_words, "context_words": context_words,
             }
-            return restore_without_disfluencies(
+            return run(
                 lambda items, split, **given: self(items, is_split_into_words=split, **given),
-                inputs, is_split_into_words, self.has_disfluency_head, **options,
+                inputs, is_split_into_words, **options,
             )
         tasks = check_tasks(tasks)
         window_words = self.window_words if window_words is None else window_words
@@ -213,7 +225,7 @@ class OnDeviceRestorer:
             )
 
     def _result(self, source: InputWords, windows: list[dict[str, np.ndarray]], options: dict) -> dict:
-        return restore_from_windows(source, windows, self.scheme, self.lexicon, **options)
+        return restore_from_windows(source, windows, self.scheme, self.lexicon, heads=self.heads, **options)
 
 
 __all__ = ["OnDeviceRestorer", "read_export_settings"]

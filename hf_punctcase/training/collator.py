@@ -8,11 +8,8 @@ import torch
 from transformers import PreTrainedTokenizerBase
 
 from ..labels import IGNORE_INDEX
-from ..tokenization import LABEL_COLUMNS as _WORD_TO_SUBWORD_LABELS
+from ..tasks import TASKS
 from ..tokenization import TEACHER_COLUMNS, TEACHER_MASK
-
-#: The subword label columns a batch may carry.
-LABEL_COLUMNS = tuple(_WORD_TO_SUBWORD_LABELS.values())
 
 
 @dataclass
@@ -24,9 +21,11 @@ class DataCollatorForJointTokenClassification:
     pad_to_multiple_of: int | None = None
 
     def __call__(self, features: list[dict]) -> dict[str, torch.Tensor]:
-        labels = {name: [f[name] for f in features] for name in LABEL_COLUMNS if name in features[0]}
+        # The subword label column of every registered task (hf_punctcase.tasks) that the features carry.
+        label_columns = tuple(task.label_field for task in TASKS.values())
+        labels = {name: [f[name] for f in features] for name in label_columns if name in features[0]}
         teacher = {name: [f[name] for f in features] for name in TEACHER_COLUMNS if name in features[0]}
-        inputs = [{k: v for k, v in f.items() if k not in LABEL_COLUMNS and k not in TEACHER_COLUMNS} for f in features]
+        inputs = [{k: v for k, v in f.items() if k not in label_columns and k not in TEACHER_COLUMNS} for f in features]
         batch = self.tokenizer.pad(inputs, padding=True, pad_to_multiple_of=self.pad_to_multiple_of, return_tensors="pt")
         length = batch["input_ids"].shape[1]
         right = self.tokenizer.padding_side == "right"

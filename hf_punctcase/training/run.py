@@ -58,6 +58,7 @@ from ..models import FAMILIES
 from ..models.joint_transformer import JointTokenClassificationConfig
 from ..quantization import simulate_int8_storage, stop_simulating_int8_storage
 from ..checkpoints import resolve
+from ..tasks import tasks_of
 from ..tokenization import tokenize_dataset
 from .arguments import DataArguments, DistillationArguments, ModelArguments
 from .callbacks import WallClockLimit
@@ -350,18 +351,17 @@ def run(
         model.print_trainable_parameters()
 
     lowercase = model.config.lowercase_input
-    with_disfluency = bool(getattr(model.config, "has_disfluency_head", False))
+    model_tasks = tasks_of(model.config)
     train_tokens = tokenize_dataset(
-        train, tokenizer, data_args.max_seq_length, lowercase=lowercase, num_proc=data_args.num_proc,
-        with_disfluency=with_disfluency,
+        train, tokenizer, data_args.max_seq_length, lowercase=lowercase, num_proc=data_args.num_proc, tasks=model_tasks,
     )
     dev_tokens = tokenize_dataset(
         datasets.concatenate_datasets(list(dev_parts.values())), tokenizer, data_args.max_seq_length, lowercase=lowercase,
-        with_disfluency=with_disfluency,
+        tasks=model_tasks,
     )
     # The label columns this model's batches carry: the Trainer's default (every *label* argument of
-    # forward) leaves out the keyword-only disfl_labels, which a model with the head is scored on.
-    training_args.label_names = ["punct_labels", "case_labels"] + (["disfl_labels"] if with_disfluency else [])
+    # forward) leaves out the keyword-only labels of the head tasks, which the model is scored on.
+    training_args.label_names = [task.label_field for task in model_tasks]
 
     callbacks: list[TrainerCallback] = []
     if data_args.max_train_minutes:
@@ -379,7 +379,7 @@ def run(
         eval_dataset=dev_tokens,
         processing_class=tokenizer,
         data_collator=DataCollatorForJointTokenClassification(tokenizer),
-        compute_metrics=compute_metrics_for(scheme),
+        compute_metrics=compute_metrics_for(model.config),
         callbacks=callbacks,
         **trainer_kwargs,
     )

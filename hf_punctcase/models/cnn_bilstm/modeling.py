@@ -24,7 +24,8 @@ import torch
 from torch import nn
 from transformers import PreTrainedModel
 
-from ..common.modeling import JointTokenClassifierOutput, SavesRemoteCode, joint_loss
+from ...tasks import CASING, PUNCTUATION, head_tasks
+from ..common.modeling import JointTokenClassifierOutput, SavesRemoteCode, joint_loss, joint_output, task_labels_from
 from .configuration import CnnBiLstmConfig
 
 
@@ -108,6 +109,10 @@ class CnnBiLstmForJointTokenClassification(CnnBiLstmPreTrainedModel):
         self.dropout = nn.Dropout(config.dropout)
         self.punct_classifier = nn.Linear(2 * config.hidden_size, len(config.punct_labels))
         self.case_classifier = nn.Linear(2 * config.hidden_size, len(config.case_labels))
+        # A head per head task the config lists (hf_punctcase.tasks), reading what the punctuation head reads.
+        self.head_tasks = head_tasks(config)
+        for task in self.head_tasks:
+            self.add_module(task.classifier, nn.Linear(2 * config.hidden_size, len(task.labels_in(config))))
         self.post_init()
 
     def get_input_embeddings(self) -> nn.Embedding:
@@ -140,6 +145,7 @@ class CnnBiLstmForJointTokenClassification(CnnBiLstmPreTrainedModel):
         case_labels: torch.LongTensor | None = None,
         output_hidden_states: bool | None = None,
         return_dict: bool | None = None,
+        **kwargs,
     ) -> JointTokenClassifierOutput | tuple:
         r"""
         Args:
@@ -152,23 +158,23 @@ class CnnBiLstmForJointTokenClassification(CnnBiLstmPreTrainedModel):
             case_labels (`torch.LongTensor` of shape `(batch, seq_len)`, *optional*):
                 Casing label ids likewise; -100 where a source has no casing.
             output_hidden_states (`bool`, *optional*): also return the last LSTM's states.
+            <task>_labels (keyword only): the label ids of each head task the config lists, likewise.
         """
+        labels = {PUNCTUATION.name: punct_labels, CASING.name: case_labels, **task_labels_from(kwargs)}
+        if kwargs:
+            raise TypeError(f"unexpected arguments: {sorted(kwargs)}")
         return_dict = return_dict if return_dict is not None else self.config.return_dict
         states = self.states(input_ids, attention_mask)
         # s_t+1 and s_t−1, zero beyond the ends (the states are zero on padding already).
         following = nn.functional.pad(states[:, 1:], (0, 0, 0, 1))
         preceding = nn.functional.pad(states[:, :-1], (0, 0, 1, 0))
-        punct_logits = self.punct_classifier(torch.cat([states, following], dim=-1))
-        case_logits = self.case_classifier(torch.cat([preceding, states], dim=-1))
-
-        loss = joint_loss(self.config, punct_logits, case_logits, punct_labels, case_labels)
-        output = JointTokenClassifierOutput(
-            loss=loss,
-            logits=punct_logits,
-            punct_logits=punct_logits,
-            case_logits=case_logits,
-            hidden_states=(states,) if output_hidden_states else None,
-        )
+        ahead = torch.cat([states, following], dim=-1)
+        logits = {
+            PUNCTUATION.name: self.punct_classifier(ahead),
+            CASING.name: self.case_classifier(torch.cat([preceding, states], dim=-1)),
+            **{task.name: self.get_submodule(task.classifier)(ahead) for task in self.head_tasks},
+        }
+        output = joint_output(joint_loss(self.config, logits, labels), logits, (states,) if output_hidden_states else None)
         return output if return_dict else output.to_tuple()
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ...labels import LabelScheme
+from ...tasks import TASKS, head_tasks
 
 
 class JointLabelsMixin:
@@ -11,18 +12,21 @@ class JointLabelsMixin:
     :meth:`validate_loss_options` in its ``__post_init__``."""
 
     def set_label_maps(self) -> None:
-        """Check the label sets, and name the punctuation classes (the output's `logits`) in the
+        """Check the label sets (of every task the config lists, :func:`hf_punctcase.tasks.tasks_of`), and name the punctuation classes (the output's `logits`) in the
         standard label maps, so that pipeline("token-classification") and the Hub widget show them."""
         self.punct_labels = list(self.punct_labels)
         self.case_labels = list(self.case_labels)
         LabelScheme(tuple(self.punct_labels), tuple(self.case_labels))  # validates the label sets
+        for task in head_tasks(self):
+            setattr(self, task.config_field, task.check_labels(getattr(self, task.config_field)))
         self.id2label = dict(enumerate(self.punct_labels))
         self.label2id = {label: i for i, label in enumerate(self.punct_labels)}
 
     def validate_loss_options(self) -> None:
         """Raise on a bad α, label smoothing or class-weight list (also after they are changed for a run)."""
-        for name in ("punct_loss_weight", "case_loss_weight", "disfluency_loss_weight"):
-            if getattr(self, name, 0) < 0:  # a family without a weight's head lacks the field
+        for task in TASKS.values():
+            name = task.loss_weight_field
+            if name is not None and getattr(self, name, 0) < 0:  # a family without a weight's head lacks the field
                 raise ValueError(f"{name} must be ≥ 0, got {getattr(self, name)}")
         if not 0.0 <= self.label_smoothing < 1.0:
             raise ValueError(f"label_smoothing must be in [0, 1), got {self.label_smoothing}")

@@ -3,7 +3,9 @@ and the mixin that writes the remote-code bundle next to a saved checkpoint."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -12,6 +14,7 @@ from torch import nn
 from transformers.utils import ModelOutput
 
 from ...labels import IGNORE_INDEX
+from ...tasks import PUNCTUATION, TASKS, tasks_of
 
 
 @dataclass
@@ -20,7 +23,8 @@ class JointTokenClassifierOutput(ModelOutput):
 
     Args:
         loss (`torch.FloatTensor` of shape `()`, *optional*):
-            α·CE(punctuation) + CE(casing) (+ β·CE(disfluency)), returned when labels are given.
+            α·CE(punctuation) + γ·CE(casing) (+ β·CE(disfluency), + each head task's weighted
+            cross-entropy), returned when labels are given (:func:`joint_loss`).
         logits (`torch.FloatTensor` of shape `(batch, seq_len, num_punct_labels)`):
             The punctuation logits again, under the name that transformers' token-classification
             pipeline and the Hub widget read (with the config's `id2label`).
@@ -29,7 +33,9 @@ class JointTokenClassifierOutput(ModelOutput):
         case_logits (`torch.FloatTensor` of shape `(batch, seq_len, num_case_labels)`):
             Casing scores before softmax.
         disfl_logits (`torch.FloatTensor` of shape `(batch, seq_len, 2)`, *optional*):
-            FLUENT / DISFLUENT scores before softmax, when the model has the disfluency head.
+            FLUENT / DISFLUENT scores before softmax, when the model has the disfluency head. A head
+            task registered with :func:`hf_punctcase.tasks.register_task` adds its own
+            ``<task>_logits`` after the fields listed here.
         hidden_states (`tuple(torch.FloatTensor)`, *optional*):
             The encoder's hidden states, when `output_hidden_states=True`.
         attentions (`tuple(torch.FloatTensor)`, *optional*):
@@ -66,34 +72,62 @@ def _masked_cross_entropy(
 
 
 def joint_loss(
-    config,
-    punct_logits: torch.Tensor,
-    case_logits: torch.Tensor,
-    punct_labels: torch.Tensor | None,
-    case_labels: torch.Tensor | None,
-    disfl_logits: torch.Tensor | None = None,
-    disfl_labels: torch.Tensor | None = None,
+    config, logits: Mapping[str, torch.Tensor | None], labels: Mapping[str, torch.Tensor | None]
 ) -> torch.Tensor | None:
-    """α·CE(punct) + γ·CE(case) (+ β·CE(disfluency)) over the labelled positions (each term only where
-    its labels are given; None without labels), with the config's ``punct_loss_weight`` (α),
-    ``case_loss_weight`` (γ, 1 where the family has none), ``disfluency_loss_weight`` (β),
-    ``punct_class_weights`` and ``label_smoothing``: the loss of every model family."""
-    if punct_labels is None and case_labels is None and disfl_labels is None:
+    """The loss of every model family: the sum over the model's tasks (:func:`hf_punctcase.tasks.tasks_of`)
+    of each task's cross-entropy over its labelled positions (each term only where its labels are
+    given; None without labels), weighted by the config's ``<loss_weight_field>`` (α = ``punct_loss_weight``,
+    γ = ``case_loss_weight``, β = ``disfluency_loss_weight``; 1 where the config has none), with
+    ``punct_class_weights`` (any task's ``<name>_class_weights``) and ``label_smoothing``.
+    ``logits`` and ``labels`` are by task name."""
+    given = {name: value for name, value in labels.items() if value is not None}
+    if not given:
         return None
-    loss = punct_logits.new_zeros(())
-    smoothing = config.label_smoothing
-    if punct_labels is not None:
-        weights = config.punct_class_weights
-        weights = torch.tensor(weights, device=punct_logits.device) if weights else None
-        loss = loss + config.punct_loss_weight * _masked_cross_entropy(punct_logits, punct_labels, weights, smoothing)
-    if case_labels is not None:
-        case_weight = getattr(config, "case_loss_weight", 1.0)
-        loss = loss + case_weight * _masked_cross_entropy(case_logits, case_labels, label_smoothing=smoothing)
-    if disfl_labels is not None:
-        if disfl_logits is None:
-            raise ValueError("disfl_labels were given, but the model has no disfluency head (config.disfluency_labels)")
-        loss = loss + config.disfluency_loss_weight * _masked_cross_entropy(disfl_logits, disfl_labels, label_smoothing=smoothing)
+    tasks = tasks_of(config)
+    for name in given:
+        if name not in {task.name for task in tasks}:
+            task = TASKS[name]
+            raise ValueError(f"{task.label_field} were given, but the model has no {task.title} head (config.{task.config_field})")
+    loss = next(iter(logits.values())).new_zeros(())
+    for task in tasks:
+        if task.name not in given:
+            continue
+        weight = getattr(config, task.loss_weight_field, 1.0) if task.loss_weight_field else 1.0
+        class_weights = getattr(config, f"{task.name}_class_weights", None)
+        class_weights = torch.tensor(class_weights, device=logits[task.name].device) if class_weights else None
+        loss = loss + weight * _masked_cross_entropy(logits[task.name], given[task.name], class_weights, config.label_smoothing)
     return loss
+
+
+def joint_output(
+    loss: torch.Tensor | None,
+    logits: Mapping[str, torch.Tensor],
+    hidden_states: tuple[torch.Tensor, ...] | None = None,
+    attentions: tuple[torch.Tensor, ...] | None = None,
+) -> JointTokenClassifierOutput:
+    """The output of every model family from its logits by task name: one ``<task>_logits`` field per
+    head (a head task registered outside the package gets a field after the declared ones), and
+    ``logits`` the punctuation logits again."""
+    declared = {field.name for field in dataclasses.fields(JointTokenClassifierOutput)}
+    fields = {TASKS[name].logits_field: value for name, value in logits.items()}
+    output = JointTokenClassifierOutput(
+        loss=loss,
+        logits=logits[PUNCTUATION.name],
+        hidden_states=hidden_states,
+        attentions=attentions,
+        **{name: value for name, value in fields.items() if name in declared},
+    )
+    for name, value in fields.items():
+        if name not in declared:
+            output[name] = value
+    return output
+
+
+def task_labels_from(kwargs: dict) -> dict[str, torch.Tensor | None]:
+    """The head tasks' label tensors a ``forward`` received as keyword arguments (``<task>_labels`` of
+    every registered head task: :func:`joint_loss` refuses those of a head the model lacks), taken
+    out of ``kwargs``, by task name."""
+    return {task.name: kwargs.pop(task.label_field) for task in TASKS.values() if task.label_field in kwargs and not task.required}
 
 
 class SavesRemoteCode:
@@ -113,4 +147,4 @@ class SavesRemoteCode:
             exporter.write_files(save_directory, self)
 
 
-__all__ = ["JointTokenClassifierOutput", "SavesRemoteCode", "joint_loss"]
+__all__ = ["JointTokenClassifierOutput", "SavesRemoteCode", "joint_loss", "joint_output", "task_labels_from"]

@@ -7,7 +7,7 @@ from typing import ClassVar
 from transformers import AutoConfig, PreTrainedConfig
 from transformers.configuration_utils import SubConfigSpec
 
-from ...labels import DEFAULT_CASE_LABELS, DEFAULT_PUNCT_LABELS, DISFLUENCY_LABELS
+from ...labels import DEFAULT_CASE_LABELS, DEFAULT_PUNCT_LABELS
 from ..common.configuration import JointLabelsMixin
 
 CASE_CONDITIONING_CHOICES = ("punct_probs", "none")
@@ -47,6 +47,8 @@ class JointTokenClassificationConfig(JointLabelsMixin, PreTrainedConfig):
         disfluency_labels (`list[str]`, *optional*):
             Disfluency classes (`hf_punctcase.labels.DISFLUENCY_LABELS`: FLUENT, DISFLUENT) of an
             optional third head that marks fillers, edit terms and reparanda; None: no such head.
+            Any head task registered with `hf_punctcase.tasks.register_task` is given likewise, by its
+            `config_field` (and weighted by its `loss_weight_field`).
         head_dependency (`str`, defaults to `"none"`):
             How the disfluency and punctuation heads read each other (Lin & Wang 2020's joint
             punctuation and disfluency model). `"none"`: both read the shared encoder only.
@@ -98,10 +100,6 @@ class JointTokenClassificationConfig(JointLabelsMixin, PreTrainedConfig):
             raise ValueError(
                 f"case_conditioning must be one of {CASE_CONDITIONING_CHOICES}, got {self.case_conditioning!r}"
             )
-        if self.disfluency_labels is not None:
-            self.disfluency_labels = list(self.disfluency_labels)
-            if tuple(self.disfluency_labels) != DISFLUENCY_LABELS:
-                raise ValueError(f"disfluency_labels must be {list(DISFLUENCY_LABELS)} or None, got {self.disfluency_labels}")
         if self.head_dependency not in HEAD_DEPENDENCY_CHOICES:
             raise ValueError(f"head_dependency must be one of {HEAD_DEPENDENCY_CHOICES}, got {self.head_dependency!r}")
         if self.head_dependency != "none" and self.disfluency_labels is None:
@@ -113,10 +111,6 @@ class JointTokenClassificationConfig(JointLabelsMixin, PreTrainedConfig):
             self.encoder.num_hidden_layers = self.num_encoder_layers
         if self.mixed_case_lexicon is None:
             self.mixed_case_lexicon = {}
-
-    @property
-    def has_disfluency_head(self) -> bool:
-        return self.disfluency_labels is not None
 
     @property
     def hidden_size(self) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ...labels import DISFLUENCY_LABELS, LabelScheme
+from ...tasks import DISFLUENCY
 from ..common.family import ModelFamily
 from .configuration import JointTokenClassificationConfig
 from .modeling import JointTokenClassificationModel
@@ -16,7 +17,7 @@ ARCHITECTURE = (
 
 def describe(config: dict) -> str:
     """A checkpoint of the family in words, from its config.json."""
-    if config.get("disfluency_labels"):
+    if DISFLUENCY.labels_in(config):
         dependency = {
             "punct_to_disfl": ", reading the punctuation probabilities through attention between the heads",
             "disfl_to_punct": "; the punctuation head reads the disfluency probabilities through attention between the heads",

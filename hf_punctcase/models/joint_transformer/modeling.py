@@ -22,7 +22,8 @@ import torch
 from torch import nn
 from transformers import AutoConfig, AutoModel, PreTrainedModel
 
-from ..common.modeling import JointTokenClassifierOutput, SavesRemoteCode, joint_loss
+from ...tasks import CASING, DISFLUENCY, PUNCTUATION, head_tasks
+from ..common.modeling import JointTokenClassifierOutput, SavesRemoteCode, joint_loss, joint_output, task_labels_from
 from .configuration import JointTokenClassificationConfig
 
 
@@ -100,14 +101,16 @@ class JointTokenClassificationModel(JointTokenClassificationPreTrainedModel):
         self.punct_classifier = nn.Linear(hidden, num_punct)
         case_input = hidden + num_punct if config.case_conditioning == "punct_probs" else hidden
         self.case_classifier = nn.Linear(case_input, len(config.case_labels))
-        self.disfl_classifier = self.head_attention = None
-        if config.has_disfluency_head:
-            num_disfl = len(config.disfluency_labels)
-            self.disfl_classifier = nn.Linear(hidden, num_disfl)
-            if config.head_dependency == "punct_to_disfl":
-                self.head_attention = HeadAttention(num_punct, num_disfl)
-            elif config.head_dependency == "disfl_to_punct":
-                self.head_attention = HeadAttention(num_disfl, num_punct)
+        # One head per head task the config lists (the disfluency head: disfl_classifier), each reading
+        # the encoder.
+        self.head_tasks = head_tasks(config)
+        for task in self.head_tasks:
+            self.add_module(task.classifier, nn.Linear(hidden, len(task.labels_in(config))))
+        self.head_attention = None
+        if config.head_dependency == "punct_to_disfl":
+            self.head_attention = HeadAttention(num_punct, len(config.disfluency_labels))
+        elif config.head_dependency == "disfl_to_punct":
+            self.head_attention = HeadAttention(len(config.disfluency_labels), num_punct)
         self.post_init()
 
     @classmethod
@@ -158,12 +161,13 @@ class JointTokenClassificationModel(JointTokenClassificationPreTrainedModel):
             case_labels (`torch.LongTensor` of shape `(batch, seq_len)`, *optional*):
                 Casing label ids likewise; -100 where a source has no casing.
             disfl_labels (`torch.LongTensor` of shape `(batch, seq_len)`, *optional*, keyword only):
-                FLUENT / DISFLUENT label ids likewise (models with the disfluency head). Not a named
-                argument, so that the Trainer's default `label_names` (every `*label*` argument of
-                `forward`) stay the two that every batch has; to score disfluency in the Trainer,
-                give `TrainingArguments(label_names=["punct_labels", "case_labels", "disfl_labels"])`.
+                FLUENT / DISFLUENT label ids likewise (models with the disfluency head); each head task
+                takes its `<task>_labels` likewise. Not named arguments, so that the Trainer's default
+                `label_names` (every `*label*` argument of `forward`) stay the two that every batch
+                has; to score the heads in the Trainer, give `TrainingArguments(label_names=[task.label_field
+                for task in hf_punctcase.tasks.tasks_of(config)])`.
         """
-        disfl_labels = kwargs.pop("disfl_labels", None)
+        labels = {PUNCTUATION.name: punct_labels, CASING.name: case_labels, **task_labels_from(kwargs)}
         if kwargs:
             raise TypeError(f"unexpected arguments: {sorted(kwargs)}")
         return_dict = return_dict if return_dict is not None else self.config.return_dict
@@ -179,28 +183,21 @@ class JointTokenClassificationModel(JointTokenClassificationPreTrainedModel):
             **encoder_kwargs,
         )
         hidden = self.dropout(encoded.last_hidden_state)
-        punct_logits = self.punct_classifier(hidden)
-        disfl_logits = self.disfl_classifier(hidden) if self.disfl_classifier is not None else None
+        logits = {PUNCTUATION.name: self.punct_classifier(hidden)}
+        for task in self.head_tasks:
+            logits[task.name] = self.get_submodule(task.classifier)(hidden)
+        punct, disfl = PUNCTUATION.name, DISFLUENCY.name
         if self.config.head_dependency == "punct_to_disfl":
-            disfl_logits = self.head_attention(punct_logits.softmax(dim=-1), disfl_logits, attention_mask)
+            logits[disfl] = self.head_attention(logits[punct].softmax(dim=-1), logits[disfl], attention_mask)
         elif self.config.head_dependency == "disfl_to_punct":
-            punct_logits = self.head_attention(disfl_logits.softmax(dim=-1), punct_logits, attention_mask)
+            logits[punct] = self.head_attention(logits[disfl].softmax(dim=-1), logits[punct], attention_mask)
         if self.config.case_conditioning == "punct_probs":
-            case_input = torch.cat([punct_logits.softmax(dim=-1), hidden], dim=-1)
+            case_input = torch.cat([logits[punct].softmax(dim=-1), hidden], dim=-1)
         else:
             case_input = hidden
-        case_logits = self.case_classifier(case_input)
-
-        loss = joint_loss(self.config, punct_logits, case_logits, punct_labels, case_labels, disfl_logits, disfl_labels)
-        output = JointTokenClassifierOutput(
-            loss=loss,
-            logits=punct_logits,
-            punct_logits=punct_logits,
-            case_logits=case_logits,
-            disfl_logits=disfl_logits,
-            hidden_states=encoded.hidden_states,
-            attentions=encoded.attentions,
-        )
+        # The casing head reads the final punctuation; the output lists the tasks in their order.
+        logits = {punct: logits[punct], CASING.name: self.case_classifier(case_input), **logits}
+        output = joint_output(joint_loss(self.config, logits, labels), logits, encoded.hidden_states, encoded.attentions)
         return output if return_dict else output.to_tuple()
 
 

@@ -1,0 +1,97 @@
+"""Disfluency removal (``remove_disfluencies=True``): the words a first restoration marks disfluent are
+left out, and the words kept are restored again as a transcript of their own. The disfluency task
+(:data:`hf_punctcase.tasks.DISFLUENCY`) names this as its option; the pipeline and the torch-free
+runtime run it through :func:`hf_punctcase.tasks.option_runner`, which checks that the model has the head."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from .inputs import parse_inputs
+from .labels import case_label_of
+
+
+def fluent_inputs(first: dict, tokens: Sequence) -> tuple[list[int], list]:
+    """The words a fluent transcript keeps, from a first restoration with the disfluency head:
+    the indices of the input words not marked ``disfluent``, and those input words (``tokens``: the
+    input's words as given, str or timed dicts) in order."""
+    entries = first["words"]
+    if len(entries) != len(tokens):
+        raise RuntimeError(f"internal error: {len(entries)} restored words for {len(tokens)} input words")
+    if entries and "disfluent" not in entries[0]:
+        raise RuntimeError("internal error: the restoration has no disfluency labels")
+    kept = [i for i, entry in enumerate(entries) if not entry["disfluent"]]
+    return kept, [tokens[i] for i in kept]
+
+
+def merge_fluent(first: dict, fluent: dict, kept: Sequence[int], tokens: Sequence) -> dict:
+    """One result of ``remove_disfluencies``: the text of ``fluent`` (the kept words restored again on
+    their own, so that punctuation and casing are those of the fluent sentence), and one word entry
+    per input word, in order.
+
+    A kept word's entry is its entry in ``fluent`` with ``disfluent`` False, its ``disfluency_score``
+    and ``removed`` False; a removed word's entry is the input word as given (``word``), punctuation
+    "O", the casing class it is written in, ``punct_score`` and ``case_score`` None, no place in the
+    text (``start_char`` and ``end_char`` None), ``disfluent`` True, its score and ``removed`` True,
+    plus the fields a timed input word carried. Sentences refer to input word indices; probabilities,
+    when asked for, are the first restoration's (one row per input word)."""
+    position = {index: rank for rank, index in enumerate(kept)}
+    words = []
+    for i, entry in enumerate(first["words"]):
+        if i in position:
+            merged = dict(fluent["words"][position[i]])
+            merged.update(disfluent=False, disfluency_score=entry["disfluency_score"], removed=False)
+        else:
+            token = tokens[i]
+            written = token["word"].strip() if isinstance(token, Mapping) else token
+            merged = {
+                "word": written,
+                "punctuation": "O",
+                "casing": case_label_of(written),
+                "punct_score": None,
+                "case_score": None,
+                "start_char": None,
+                "end_char": None,
+                "disfluent": True,
+                "disfluency_score": entry["disfluency_score"],
+                "removed": True,
+            }
+            merged.update((key, value) for key, value in entry.items() if key not in merged and key not in _RESTORED_FIELDS)
+        words.append(merged)
+    result = {"text": fluent["text"], "words": words}
+    if "sentences" in fluent:
+        result["sentences"] = [
+            {**sentence, "first_word": kept[sentence["first_word"]], "last_word": kept[sentence["last_word"]]}
+            for sentence in fluent["sentences"]
+        ]
+    if "probabilities" in first:
+        result["probabilities"] = first["probabilities"]
+    return result
+
+
+# Fields of a restored word entry (the others come from a timed input word).
+_RESTORED_FIELDS = frozenset(
+    {"word", "punctuation", "casing", "punct_score", "case_score", "start_char", "end_char", "disfluent", "disfluency_score"}
+)
+
+
+def restore_without_disfluencies(restore, inputs, is_split_into_words: bool, **options):
+    """``remove_disfluencies=True`` for a restorer (the pipeline, the torch-free runtime): one pass
+    finds the disfluent words, a second restores punctuation and casing of the words kept, as a
+    transcript of their own; :func:`merge_fluent` joins the two. ``restore(inputs, is_split_into_words,
+    **options)`` is the restorer's own call. Takes twice the time of one restoration."""
+    # Checked here to tell one transcript from many; the restorer's own first pass parses them again.
+    items, single = parse_inputs(inputs, is_split_into_words)
+    if not items:
+        return []
+    batch = [inputs] if single else list(inputs)
+    first = restore(inputs, is_split_into_words, **{**options, "return_sentences": False})
+    first = [first] if single else first
+    tokens = [item.split() if isinstance(item, str) else list(item) for item in batch]
+    plans = [fluent_inputs(result, words) for result, words in zip(first, tokens)]
+    fluent = restore([words for _, words in plans], True, **{k: v for k, v in options.items() if k != "return_probabilities"})
+    merged = [merge_fluent(a, b, kept, words) for a, b, (kept, _), words in zip(first, fluent, plans, tokens)]
+    return merged[0] if single else merged
+
+
+__all__ = ["fluent_inputs", "merge_fluent", "restore_without_disfluencies"]

@@ -1,0 +1,278 @@
+"""What a punct-case model predicts for each word, one :class:`Task` per thing, each declared once.
+
+A task names everything that differs from one task to another: its labels and the config field that
+holds them, the dataset column of its word labels and the subword label column ``forward`` takes, the
+model's head, output and loss weight, the fields a restored word gets, how it is scored, and the call
+option (CLI flag, demo switch) that puts it to use. Model families, the collator, restoration, scoring,
+the CLI and the demo iterate the tasks a model has (:func:`tasks_of`) instead of naming them.
+
+Punctuation and casing are the tasks every model has; they change the text, and restoration decides
+them together (:func:`hf_punctcase.restoration.decode`). Every other task is a *head task*: an optional
+head reading the encoder, whose label each restored word carries. A new head task is one
+:func:`register_task` call (see docs/index.md, "Adding a task")::
+
+    >>> from hf_punctcase.tasks import Task, register_task
+    >>> BOUNDARY = register_task(Task(
+    ...     "boundary", ("INSIDE", "END"), config_field="boundary_labels", word_column="boundary",
+    ...     output_field="sentence_end", score_field="sentence_end_score", positive_label="END"))
+
+A config that lists ``boundary_labels`` then builds the head, its batches carry ``boundary_labels``,
+its loss adds ``boundary_loss_weight`` × the head's cross-entropy, restored words carry
+``sentence_end`` and ``sentence_end_score``, and the Trainer's scores ``boundary_overall_f1``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .fluency import restore_without_disfluencies
+from .labels import DEFAULT_CASE_LABELS, DEFAULT_PUNCT_LABELS, DISFLUENCY_LABELS
+
+
+@dataclass(frozen=True)
+class TaskOption:
+    """A way of restoring that a task makes possible, switched on by a call option of the pipeline and
+    the torch-free runtime (``name=True``), a CLI flag (:attr:`flag`) and a demo checkbox (``label``).
+
+    Attributes:
+        name: the call option (``remove_disfluencies``).
+        help: the CLI flag's help.
+        label: the demo checkbox's label.
+        run: ``run(restore, inputs, is_split_into_words, **options)``, the restoration with the option
+            on, given the restorer's own call ``restore(inputs, is_split_into_words, **options)``.
+    """
+
+    name: str
+    help: str
+    label: str
+    run: Callable[..., Any]
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+
+@dataclass(frozen=True)
+class Task:
+    """One per-word prediction of a punct-case model.
+
+    Attributes:
+        name: the task's name: the prefix of its head (``<name>_classifier``), its logits
+            (``<name>_logits``), its subword label column (``<name>_labels``), its probabilities in a
+            backend's output and its scores (``<name>_overall_f1``).
+        labels: the default label set; the first is the null class, left out of "overall" scores.
+        config_field: the config attribute listing the model's labels (None or absent: no such head).
+        word_column: the dataset column of word-level label ids.
+        output_field: the restored word's field showing the label (for a head task).
+        score_field: the restored word's field showing the label's probability (for a head task).
+        loss_weight_field: the config attribute weighting the task's cross-entropy (1 when absent).
+        required: every model has it (punctuation, casing): restoration decodes it into the text.
+        positive_label: for a two-class head task, the label whose probability is the score; the
+            output field is then a bool, True where that probability exceeds 0.5.
+        option: the way of restoring that the task makes possible, if any.
+        title: what the task is called in messages (``"disfluency"``: "a disfluency head"); default: ``name``.
+        description: the task in a few words (CLI help, docs).
+    """
+
+    name: str
+    labels: tuple[str, ...]
+    config_field: str
+    word_column: str
+    output_field: str
+    score_field: str
+    loss_weight_field: str | None = None
+    required: bool = False
+    positive_label: str | None = None
+    option: TaskOption | None = None
+    title: str = ""
+    description: str = ""
+
+    def __repr__(self) -> str:
+        return f"Task({self.name!r})"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "labels", tuple(self.labels))
+        object.__setattr__(self, "title", self.title or self.name)
+        if not self.name.isidentifier():
+            raise ValueError(f"a task name must be an identifier, got {self.name!r}")
+        if len(self.labels) < 2 or len(set(self.labels)) != len(self.labels):
+            raise ValueError(f"task {self.name!r} needs two or more distinct labels, got {self.labels}")
+        if self.positive_label is not None and (len(self.labels) != 2 or self.positive_label not in self.labels):
+            raise ValueError(f"task {self.name!r}: positive_label must be one of two labels {self.labels}")
+
+    @property
+    def label_field(self) -> str:
+        """The subword label column of a batch, and the ``forward`` argument it feeds."""
+        return f"{self.name}_labels"
+
+    @property
+    def logits_field(self) -> str:
+        return f"{self.name}_logits"
+
+    @property
+    def classifier(self) -> str:
+        """The name of the head's module in a model (and so of its weights)."""
+        return f"{self.name}_classifier"
+
+    @property
+    def null_label(self) -> str:
+        return self.labels[0]
+
+    def labels_in(self, config: Any) -> tuple[str, ...] | None:
+        """The labels a config (object or config.json dict) gives this task; None where it has no such head."""
+        value = config.get(self.config_field) if isinstance(config, Mapping) else getattr(config, self.config_field, None)
+        return tuple(value) if value else None
+
+    def check_labels(self, labels: Sequence[str]) -> list[str]:
+        """A head task's labels from a config, checked: distinct strings, and for a two-class task with a
+        positive label exactly :attr:`labels` (its output reads one of them by position)."""
+        labels = list(labels)
+        if len(labels) < 2 or len(set(labels)) != len(labels) or not all(isinstance(label, str) for label in labels):
+            raise ValueError(f"{self.config_field} must be two or more distinct label names, got {labels}")
+        if self.positive_label is not None and tuple(labels) != self.labels:
+            raise ValueError(f"{self.config_field} must be {list(self.labels)} or None, got {labels}")
+        return labels
+
+    def word_fields(self, row: np.ndarray, labels: Sequence[str], passed_through: bool) -> dict[str, Any]:
+        """A restored word's fields from the head's probabilities for the word (a word passed through
+        untouched is certain of the null label)."""
+        if passed_through:
+            row = np.zeros(len(labels), dtype=np.float32)
+            row[0] = 1.0
+        if self.positive_label is not None:
+            score = float(row[list(labels).index(self.positive_label)])
+            return {self.output_field: score > 0.5, self.score_field: score}
+        best = int(np.argmax(row))
+        return {self.output_field: labels[best], self.score_field: float(row[best])}
+
+    def label_of(self, entry: Mapping[str, Any], labels: Sequence[str]) -> str:
+        """The label a restored word's entry shows (what scoring compares with the reference)."""
+        value = entry[self.output_field]
+        if self.positive_label is not None:
+            return self.positive_label if value else next(label for label in labels if label != self.positive_label)
+        return value
+
+
+#: Every task a model may have, by name, in the order models output them and scores list them.
+TASKS: dict[str, Task] = {}
+
+
+def register_task(task: Task) -> Task:
+    """Add a task to :data:`TASKS` (returns it); its name and its fields must be new."""
+    if task.name in TASKS:
+        raise ValueError(f"a task named {task.name!r} is already registered")
+    for other in TASKS.values():
+        taken = {other.config_field, other.word_column, other.output_field, other.score_field}
+        clash = taken & {task.config_field, task.word_column, task.output_field, task.score_field}
+        if clash:
+            raise ValueError(f"task {task.name!r} uses {sorted(clash)}, already used by task {other.name!r}")
+        if task.option is not None and other.option is not None and task.option.name == other.option.name:
+            raise ValueError(f"task {task.name!r}: the option {task.option.name} is task {other.name!r}'s")
+    TASKS[task.name] = task
+    return task
+
+
+def unregister_task(name: str) -> None:
+    """Remove a task that :func:`register_task` added (the required ones stay)."""
+    if TASKS[name].required:
+        raise ValueError(f"task {name!r} is one every model has")
+    del TASKS[name]
+
+
+PUNCTUATION = register_task(
+    Task(
+        "punct", DEFAULT_PUNCT_LABELS, config_field="punct_labels", word_column="punct",
+        output_field="punctuation", score_field="punct_score", loss_weight_field="punct_loss_weight",
+        required=True, title="punctuation", description="the mark after each word",
+    )
+)
+CASING = register_task(
+    Task(
+        "case", DEFAULT_CASE_LABELS, config_field="case_labels", word_column="case",
+        output_field="casing", score_field="case_score", loss_weight_field="case_loss_weight",
+        required=True, title="casing", description="how each word is written",
+    )
+)
+DISFLUENCY = register_task(
+    Task(
+        "disfl", DISFLUENCY_LABELS, config_field="disfluency_labels", word_column="disfluency",
+        output_field="disfluent", score_field="disfluency_score", loss_weight_field="disfluency_loss_weight",
+        positive_label="DISFLUENT", title="disfluency", description="fillers, edit terms and reparanda",
+        option=TaskOption(
+            "remove_disfluencies",
+            help="leave out fillers, edit terms and the first copy of repeated or restarted words, and punctuate "
+            "what is left (models with a disfluency head; with --json every input word keeps its entry, "
+            "\"removed\" for those left out)",
+            label="remove disfluencies (um, uh, repetitions, restarts)",
+            run=restore_without_disfluencies,
+        ),
+    )
+)
+
+
+def tasks_of(config: Any) -> tuple[Task, ...]:
+    """The tasks a model has, by its config (object or config.json dict): every registered task whose
+    labels it lists, in :data:`TASKS` order."""
+    return tuple(task for task in TASKS.values() if task.required or task.labels_in(config) is not None)
+
+
+def head_tasks(config: Any) -> tuple[Task, ...]:
+    """The head tasks a model has: :func:`tasks_of` without punctuation and casing."""
+    return tuple(task for task in tasks_of(config) if not task.required)
+
+
+def head_labels(config: Any) -> dict[Task, tuple[str, ...]]:
+    """The model's head tasks and the labels its config gives each (what restoration decodes)."""
+    return {task: task.labels_in(config) for task in head_tasks(config)}
+
+
+def tasks_named(names: Iterable[str]) -> tuple[Task, ...]:
+    """The registered tasks among ``names`` (a backend's outputs), in :data:`TASKS` order."""
+    names = set(names)
+    return tuple(task for task in TASKS.values() if task.name in names)
+
+
+def task_options() -> tuple[TaskOption, ...]:
+    """The options the registered tasks make possible."""
+    return tuple(task.option for task in TASKS.values() if task.option is not None)
+
+
+def option_runner(options: dict[str, Any], model_tasks: Sequence[Task], model: str = "this model") -> Callable | None:
+    """The run of the task option switched on among a call's ``options`` (taken out of them; an option
+    set to False is taken out too), or None. Raises ValueError when the model lacks the option's task,
+    or when two options are on."""
+    chosen = []
+    for task in TASKS.values():
+        if task.option is not None and options.pop(task.option.name, False):
+            if task not in model_tasks:
+                others = ", ".join(t.title for t in model_tasks)
+                raise ValueError(
+                    f"{task.option.name}=True needs a model with a {task.title} head ({task.config_field}); "
+                    f"{model} has no {task.title} head, only {others}"
+                )
+            chosen.append(task.option)
+    if len(chosen) > 1:
+        raise ValueError(f"one task option at a time, got {[option.name for option in chosen]}")
+    return chosen[0].run if chosen else None
+
+
+__all__ = [
+    "CASING",
+    "DISFLUENCY",
+    "PUNCTUATION",
+    "TASKS",
+    "Task",
+    "TaskOption",
+    "head_labels",
+    "head_tasks",
+    "option_runner",
+    "register_task",
+    "task_options",
+    "tasks_named",
+    "tasks_of",
+    "unregister_task",
+]
