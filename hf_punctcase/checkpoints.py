@@ -105,10 +105,13 @@ def checked_format(path: str | os.PathLike, trust_remote_code: bool = False):
     Checked without loading the model: the folder and its files exist (``FileNotFoundError``);
     config.json parses and has the label maps ``punct_labels`` and ``case_labels`` (a missing one would
     silently become the default labels); the tokenizer has a vocabulary (tokenizer.json, vocab.txt,
-    vocab.json or a sentencepiece model) of at least :data:`MIN_VOCABULARY` tokens; the format's own
-    files pass its check (torch weights: safetensors that open, heads with one row per label, a model
-    type of this library unless ``trust_remote_code``; an ONNX export: a ``model.onnx`` that is not
-    empty). Everything else is a :class:`CheckpointError`.
+    vocab.json or a sentencepiece model) of at least :data:`MIN_VOCABULARY` tokens, that the tokenizers
+    library reads and that holds its unknown token; tokenizer_config.json is a JSON object; the format's
+    own files pass its check (torch weights: safetensors or a weights-only pickle that open, heads with
+    one row per label, a model type of this library unless ``trust_remote_code``, and for this library's
+    models config fields of the declared types and every tensor of the model config.json describes in
+    the weights, of the same shape, and no other; an ONNX export: a ``model.onnx`` whose protobuf is
+    whole). Everything else is a :class:`CheckpointError`.
     """
     folder = Path(path)
     if not folder.exists():
@@ -124,6 +127,7 @@ def checked_format(path: str | os.PathLike, trust_remote_code: bool = False):
     config = read_config(folder)
     labels = _check_labels(folder, config)
     model_format.check(folder, config, labels, trust_remote_code)
+    _check_tokenizer_config(folder)
     _check_tokenizer(folder)
     return model_format
 
@@ -194,14 +198,43 @@ def _check_tokenizer(folder: Path) -> None:
     )
 
 
-def _tokenizer_json_size(folder: Path, file: Path) -> int:
+def _check_tokenizer_config(folder: Path) -> None:
+    """tokenizer_config.json must hold a JSON object: transformers reads anything else as no tokenizer
+    at all, and the pipeline fails later on ``None``."""
+    name = "tokenizer_config.json"
     try:
-        data = json.loads(file.read_text(encoding="utf-8"))
+        data = json.loads((folder / name).read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as error:
+        raise fault(folder, f"{name} is not valid JSON ({one_line(error)})") from None
+    if not isinstance(data, dict):
+        raise fault(folder, f"{name} does not hold a JSON object (it holds a {type(data).__name__})")
+
+
+def _tokenizer_json_size(folder: Path, file: Path) -> int:
+    """The vocabulary size of a tokenizer.json that the ``tokenizers`` library reads (every runtime
+    tokenizes with it), and whose unknown token is in its vocabulary."""
+    text = ""
+    try:
+        text = file.read_text(encoding="utf-8")
+        data = json.loads(text)
         vocab = data["model"]["vocab"]
     except (ValueError, UnicodeDecodeError) as error:
         raise fault(folder, f"{file.name} is not valid JSON ({one_line(error)})") from None
     except (KeyError, TypeError):
         raise fault(folder, f"{file.name} has no model vocabulary (model.vocab)") from None
+    try:
+        from tokenizers import Tokenizer
+    except ImportError:  # nothing here could tokenize with it either
+        Tokenizer = None
+    if Tokenizer is not None:
+        try:
+            Tokenizer.from_str(text)
+        except Exception as error:  # noqa: BLE001 - the Rust library raises plain Exception
+            raise fault(folder, f"{file.name} is not a tokenizer the tokenizers library reads ({one_line(error)})") from None
+    unknown = data["model"].get("unk_token") if isinstance(data["model"], dict) else None
+    if isinstance(unknown, str) and isinstance(vocab, dict) and unknown not in vocab:
+        # WordPiece maps every word it cannot split to this token: without it such a word fails to encode.
+        raise fault(folder, f"{file.name} names the unknown token {unknown!r} (model.unk_token) but its vocabulary lacks it")
     return len(vocab) if isinstance(vocab, (dict, list)) else 0
 
 

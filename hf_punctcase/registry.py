@@ -27,6 +27,37 @@ from .formats import format_named
 from .formats.torch import transformers_pipeline
 from .hardware import plan_execution
 from .pipelines import TASK, PunctCasePipeline
+from .tasks import PUNCTUATION
+
+
+#: The dtypes a punct-case model runs in (as names; the torch dtypes of the same names are accepted too).
+DTYPE_NAMES = ("auto", "float32", "bfloat16", "float16")
+
+
+def check_dtype(dtype: Any) -> None:
+    """Raise unless ``dtype`` is None, one of :data:`DTYPE_NAMES` or the torch dtype of one: torch would
+    answer a misspelt name with an AttributeError from deep inside loading, and take a number silently."""
+    import torch
+
+    if dtype is None or (isinstance(dtype, torch.dtype) and str(dtype).removeprefix("torch.") in DTYPE_NAMES):
+        return
+    if not isinstance(dtype, (str, torch.dtype)):
+        raise TypeError(f"dtype must be one of {', '.join(DTYPE_NAMES)} (a name or a torch.dtype), not {type(dtype).__name__} {dtype!r}")
+    if str(dtype).removeprefix("torch.") not in DTYPE_NAMES:
+        raise ValueError(f"dtype {str(dtype)!r} is not one of {', '.join(DTYPE_NAMES)}")
+
+
+def check_model_object(model: Any) -> None:
+    """Raise a TypeError unless ``model`` is a punct-case model: one whose config lists the punct-case
+    labels (as :class:`~hf_punctcase.JointTokenClassificationModel` and
+    :class:`~hf_punctcase.CnnBiLstmForJointTokenClassification` have), rather than any torch module."""
+    config = getattr(model, "config", None)
+    if config is None or not isinstance(getattr(config, PUNCTUATION.config_field, None), (list, tuple)):
+        raise TypeError(
+            f"model for the punct-case pipeline must be a punct-case model, whose config lists {PUNCTUATION.config_field} "
+            "(a JointTokenClassificationModel or CnnBiLstmForJointTokenClassification), or a checkpoint folder, Hub repo "
+            f"id or embedded model name; got {type(model).__name__}"
+        )
 
 
 def default_model_path() -> str:
@@ -46,6 +77,7 @@ def load_pipeline(
     Other keyword arguments go to ``pipeline()``; unless ``dtype`` is given, the model runs as
     :func:`~hf_punctcase.hardware.plan_execution` plans (the pipeline's ``execution_plan`` says how).
     """
+    check_dtype(kwargs.get("dtype"))
     resolved = resolve(model, trust_remote_code=trust_remote_code)
     return _load(resolved, {"trust_remote_code": trust_remote_code, **kwargs}, transformers_pipeline())
 
@@ -101,8 +133,10 @@ def _checked_pipeline(original):
         if arguments.pop("task", None) != TASK:
             return original(*args, **kwargs)
         arguments.update(arguments.pop("kwargs", {}))
+        check_dtype(arguments.get("dtype"))
         model = arguments.pop("model", None)
         if model is not None and not isinstance(model, (str, os.PathLike, ResolvedModel)):
+            check_model_object(model)
             return original(*args, **kwargs)
         if arguments.get("trust_remote_code") is None:
             arguments["trust_remote_code"] = False

@@ -40,6 +40,9 @@ class OnnxFormat(ModelFormat):
         # The graph is all that runs: no code from the folder, whatever its model type.
         if (folder / ONNX_MODEL_FILE).stat().st_size == 0:
             raise fault(folder, f"{ONNX_MODEL_FILE} is empty (0 bytes)")
+        problem = onnx_file_problem(folder / ONNX_MODEL_FILE)
+        if problem:
+            raise fault(folder, f"{ONNX_MODEL_FILE} is truncated or not an ONNX model ({problem})")
 
     def load_pipeline(
         self,
@@ -78,6 +81,59 @@ class OnnxFormat(ModelFormat):
         return PunctCasePipeline(
             model=model, tokenizer=tokenizer, task=task, device=torch.device("cpu"), batch_size=batch_size, **kwargs
         )
+
+
+#: The fields of an ONNX ModelProto that a model must have: ``ir_version`` (1) and ``graph`` (7).
+REQUIRED_MODEL_FIELDS = {1: "ir_version", 7: "graph"}
+
+
+def onnx_file_problem(file: Path) -> str | None:
+    """What makes ``file`` not a whole ONNX model, or None. Reads the top level of its protobuf (a
+    model is a sequence of tagged fields; the graph, the bulk of the file, is one field skipped by its
+    length), so a truncated or random file is told in microseconds and without onnx or ONNX Runtime,
+    whose own message is a traceback without the path."""
+    data = file.read_bytes()
+    position, seen = 0, set()
+    while position < len(data):
+        tag, position = _varint(data, position)
+        if tag is None:
+            return f"a field tag runs past the end at byte {position}"
+        number, wire_type = tag >> 3, tag & 7
+        if number == 0:
+            return f"field number 0 at byte {position}"
+        if wire_type == 0:
+            value, position = _varint(data, position)
+            if value is None:
+                return f"a number runs past the end at byte {position}"
+        elif wire_type == 1 or wire_type == 5:
+            position += 8 if wire_type == 1 else 4
+        elif wire_type == 2:
+            length, position = _varint(data, position)
+            if length is None or position + length > len(data):
+                return f"field {number} needs {length} bytes at byte {position}; the file ends at byte {len(data)}"
+            position += length
+        else:
+            return f"wire type {wire_type} at byte {position} is not one a model uses"
+        seen.add(number)
+    if position > len(data):
+        return f"the last field runs past the end at byte {len(data)}"
+    absent = [name for number, name in REQUIRED_MODEL_FIELDS.items() if number not in seen]
+    return f"no {' and no '.join(absent)}" if absent else None
+
+
+def _varint(data: bytes, position: int) -> tuple[int | None, int]:
+    """A protobuf varint at ``position``: its value (None if the data ends inside it) and the position after it."""
+    value = shift = 0
+    while position < len(data):
+        byte = data[position]
+        position += 1
+        value |= (byte & 0x7F) << shift
+        if not byte & 0x80:
+            return value, position
+        shift += 7
+        if shift > 63:
+            return None, position
+    return None, position
 
 
 class OnnxModel:
@@ -127,4 +183,4 @@ class OnnxModel:
         self.config.save_pretrained(target)
 
 
-__all__ = ["LOADING_ONLY", "OnnxFormat", "OnnxModel"]
+__all__ = ["LOADING_ONLY", "OnnxFormat", "OnnxModel", "onnx_file_problem"]
