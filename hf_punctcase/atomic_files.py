@@ -1,12 +1,14 @@
 """Files and folders written whole or not at all: through a temporary file (or folder) beside the
 target, renamed into place only after everything was written (a rename within one file system is
-atomic)."""
+atomic). A FIFO or a device, which no file can replace, is written into."""
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import shutil
+import stat
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,25 +19,65 @@ from typing import IO
 def atomic_output(path: str | os.PathLike, encoding: str = "utf-8", newline: str | None = None) -> Iterator[IO[str]]:
     """Open a text stream whose content replaces ``path`` when the block ends without an exception;
     on an exception ``path`` is left as it was and the temporary file is removed. The new file keeps
-    the permissions of the one it replaces."""
-    target = Path(path)
+    the permissions of the one it replaces.
+
+    Through a symbolic link the file it points to is replaced, never the link; a loop of links
+    raises ``OSError`` (``ELOOP``), as a shell's ``> loop`` does. A FIFO or a device (a named pipe,
+    ``/dev/null``) cannot be replaced by a file without losing what it is: it is written directly."""
+    target = _output_target(path)
+    if _is_special_file(target):
+        handle = open(target, "w", encoding=encoding, newline=newline)
+        try:
+            yield handle
+            handle.close()
+        finally:
+            _close_quietly(handle)
+        return
     handle = tempfile.NamedTemporaryFile(
         "w", encoding=encoding, newline=newline, dir=target.parent, prefix=f".{target.name}.", suffix=".tmp", delete=False
     )
     try:
-        with handle:
-            yield handle
-            handle.flush()
-            os.fsync(handle.fileno())
+        yield handle
+        handle.flush()
+        os.fsync(handle.fileno())
+        handle.close()
         if target.exists():
             os.chmod(handle.name, target.stat().st_mode & 0o7777)
         else:
             os.chmod(handle.name, 0o666 & ~_umask())
         os.replace(handle.name, target)
     except BaseException:
+        _close_quietly(handle)
         with contextlib.suppress(FileNotFoundError):
             os.unlink(handle.name)
         raise
+
+
+def _output_target(path: str | os.PathLike) -> Path:
+    """The file that writing ``path`` replaces or writes into: through symbolic links, the file they
+    point to, which need not exist yet. A loop of links raises ``OSError`` (``ELOOP``)."""
+    try:
+        os.stat(path)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise
+    return Path(os.path.realpath(path))
+
+
+def _is_special_file(path: str | os.PathLike) -> bool:
+    """Whether ``path`` is a FIFO or a device, which output is written into rather than replacing it."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+
+
+def _close_quietly(handle: IO) -> None:
+    """Close ``handle`` after a fault: its unwritten buffer, which may fail again (a full disk), does
+    not matter any more, and that second error must not hide the first."""
+    with contextlib.suppress(OSError):
+        handle.close()
 
 
 def atomic_write_text(path: str | os.PathLike, text: str, encoding: str = "utf-8") -> None:

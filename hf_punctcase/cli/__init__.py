@@ -11,11 +11,16 @@ the run.
 
 An ``--output`` file is written through a temporary file in its folder and renamed into place only
 after every line was restored, so it may be the input file itself, and a failure leaves it as it was.
+Through a symbolic link the file it points to is replaced, never the link (a loop of links is a
+fault); a FIFO or a device (``-o /dev/null``, a named pipe) is written into. Every command that
+writes a file does so.
 Everything that can be checked before the model runs is checked first: the input is readable (a
 regular file is read through once for its encoding and its line count), the output's folder is
 writable and the checkpoint is whole (:func:`hf_punctcase.checkpoints.resolve`). A fault ends
-the run with one line on stderr naming the path and what is wrong, and exit code 2. On stdout, lines
-restored before a fault found later in streamed input (stdin, a pipe) have already been written.
+the run with one line on stderr naming the path and what is wrong, and exit code 2, and so does a
+fault in writing the output (a full disk, a file size limit). On stdout, lines restored before a fault
+found later in streamed input (stdin, a pipe) have already been written. Ctrl-C (exit code 130) and
+SIGTERM (143) end the run with one line too, the output file as it was.
 
 Code from a model folder runs only with ``--trust-remote-code``; nothing ever prompts, and stdin is
 read for transcripts only.
@@ -34,11 +39,15 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import os
+import signal
 import sys
+import threading
+from collections.abc import Iterator
 
 from . import data, demo, export, hub, restore, subtitles
-from .common import DTYPE_CHOICES, EXIT_FAULT, Fault, add_model_arguments, load_restorer, print_error
+from .common import (
+    DTYPE_CHOICES, EXIT_FAULT, Fault, add_model_arguments, flush_stdout, load_restorer, print_error, silence_stdout,
+)
 
 __all__ = ["COMMANDS", "DTYPE_CHOICES", "EXIT_FAULT", "Fault", "add_model_arguments", "build_parser", "load_restorer", "main"]
 
@@ -54,6 +63,30 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class Terminated(BaseException):
+    """SIGTERM (what ``timeout``, systemd and docker send), raised where the run is, as Ctrl-C raises
+    KeyboardInterrupt, so that the output's temporary file is removed on the way out. A
+    BaseException, so that no ``except Exception`` on the way swallows it."""
+
+
+def _raise_terminated(signum, frame) -> None:
+    raise Terminated
+
+
+@contextlib.contextmanager
+def _sigterm_raises() -> Iterator[None]:
+    """While the block runs, SIGTERM raises :class:`Terminated`; the previous handler is put back
+    after. Only the main thread can set handlers; elsewhere SIGTERM keeps its own."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -62,16 +95,20 @@ def main(argv: list[str] | None = None) -> int:
         code = check(parser, args)
         if code is not None:
             return code
-    try:
-        return args.handler(args)
-    except Fault as fault:
-        return print_error(fault)
-    except BrokenPipeError:
-        # The reader went away (`| head`): stop quietly; point stdout at devnull so that Python's
-        # final flush does not raise again.
-        with contextlib.suppress(OSError, AttributeError, ValueError):
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 141
-    except KeyboardInterrupt:
-        print("hf-punctcase: interrupted", file=sys.stderr)
-        return 130
+    with _sigterm_raises():
+        try:
+            code = args.handler(args)
+            flush_stdout()  # a full disk reported here, as one line, not by the interpreter's last flush
+            return code
+        except Fault as fault:
+            return print_error(fault)
+        except BrokenPipeError:
+            # The reader went away (`| head`): stop quietly.
+            silence_stdout()
+            return 141
+        except KeyboardInterrupt:
+            print("hf-punctcase: interrupted", file=sys.stderr)
+            return 130
+        except Terminated:
+            print("hf-punctcase: terminated (SIGTERM)", file=sys.stderr)
+            return 143

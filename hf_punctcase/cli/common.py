@@ -1,7 +1,7 @@
 """What the commands share: the :class:`Fault` that ends a run with one line on stderr and exit code 2,
-the output stream (stdout, or a file replaced whole), the checks of a checkpoint folder, a device and
-the window sizes, and the model options (:func:`add_model_arguments`) with the pipeline they load
-(:func:`load_restorer`)."""
+the output stream (stdout, or a file replaced whole; a fault in writing either is a :class:`Fault`),
+the checks of a checkpoint folder, a device and the window sizes, and the model options
+(:func:`add_model_arguments`) with the pipeline they load (:func:`load_restorer`)."""
 
 from __future__ import annotations
 
@@ -54,14 +54,48 @@ def checkpoint_folder(path: str) -> Path:
 # ---- output -----------------------------------------------------------------------------------
 
 
+class OutputStream:
+    """The text stream output is written to: a fault in writing it (a full disk, a file size limit) is
+    a :class:`Fault` naming the output. A reader that went away (``BrokenPipeError``) is left to
+    :func:`hf_punctcase.cli.main`, which stops quietly."""
+
+    def __init__(self, stream: IO[str], name: str, after_fault: str = "") -> None:
+        self._stream = stream
+        self._name = name
+        self._after_fault = after_fault
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            raise
+        except OSError as error:
+            raise self._fault(error) from None
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as error:
+            raise self._fault(error) from None
+
+    def _fault(self, error: OSError) -> Fault:
+        if self._name == "stdout":
+            silence_stdout()  # what stays in its buffer must not fail again at the interpreter's exit
+        return Fault(f"{self._name} could not be written ({error.strerror or one_line(error)}){self._after_fault}")
+
+
 @contextlib.contextmanager
-def output_stream(path: str | None) -> Iterator[IO[str]]:
-    """The stream restored lines go to: stdout (UTF-8), or a file replaced whole only when the block
-    ends without an exception. The temporary file is created on entry, so an output that cannot be
-    written is reported before the model loads."""
+def output_stream(path: str | None) -> Iterator[OutputStream]:
+    """The stream output goes to: stdout (UTF-8) for None or ``-``, or a file replaced whole only
+    when the block ends without an exception (:func:`hf_punctcase.atomic_files.atomic_output`:
+    through a link its target, a FIFO or a device written into). The temporary file is created on
+    entry, so an output that cannot be written is reported before the model loads; a fault in
+    writing it is a :class:`Fault`."""
     from ..atomic_files import atomic_output
 
-    if path is None:
+    if path is None or path == "-":
         with _stdout() as stream:
             yield stream
         return
@@ -69,55 +103,74 @@ def output_stream(path: str | None) -> Iterator[IO[str]]:
     target = Path(path)
     if target.is_dir():
         raise Fault(f"{name} is a folder, not a file")
-    if target.exists() and not target.is_file():
-        # A device or a FIFO (/dev/null, a named pipe) cannot be replaced by a file: write to it.
-        try:
-            handle = open(target, "w", encoding="utf-8", newline="\n")
-        except OSError as error:
-            raise Fault(f"{name} cannot be written ({error.strerror})") from None
-        with handle:
-            yield handle
-        return
-    # Through a symbolic link, the file it points to is replaced, not the link.
     real = Path(os.path.realpath(target))
     if not real.parent.is_dir():
         reason = "is not a folder" if real.parent.exists() else "does not exist"
         raise Fault(f"{name} cannot be written ({real.parent} {reason})")
-    manager = atomic_output(real, encoding="utf-8", newline="\n")
+    after_fault = "; it was left as it was" if target.is_file() else ""
+    manager = atomic_output(target, encoding="utf-8", newline="\n")
     try:
         handle = manager.__enter__()
-    except OSError as error:
+    except OSError as error:  # a loop of links (ELOOP) included
         raise Fault(f"{name} cannot be written ({error.strerror or one_line(error)})") from None
     try:
-        yield handle
+        yield OutputStream(handle, name, after_fault)
     except BaseException:
         manager.__exit__(*sys.exc_info())  # removes the temporary file, re-raises
         raise
     try:
         manager.__exit__(None, None, None)
+    except BrokenPipeError:
+        raise
     except OSError as error:
-        raise Fault(f"{name} could not be written ({error.strerror or one_line(error)}); it was left as it was") from None
+        raise Fault(f"{name} could not be written ({error.strerror or one_line(error)}){after_fault}") from None
 
 
 @contextlib.contextmanager
-def _stdout() -> Iterator[IO[str]]:
+def _stdout() -> Iterator[OutputStream]:
     stream = sys.stdout
     if stream is None or getattr(stream, "closed", False):
         raise Fault("stdout is closed: pass --output FILE")
     buffer = getattr(stream, "buffer", None)
     encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "").replace("_", "")
     if buffer is None or encoding == "utf8":
-        yield stream
-        stream.flush()
+        output = OutputStream(stream, "stdout")
+        yield output
+        output.flush()
         return
     # Output is UTF-8 whatever the locale says, as input is.
     stream.flush()
     wrapper = io.TextIOWrapper(buffer, encoding="utf-8", newline="\n")
     try:
-        yield wrapper
-        wrapper.flush()
+        output = OutputStream(wrapper, "stdout")
+        yield output
+        output.flush()
     finally:
         wrapper.detach()
+
+
+def print_result(*lines: str) -> None:
+    """Print the lines that report what a command did on stdout, as ``print`` would; a fault in
+    writing them (a full disk) is a :class:`Fault`."""
+    if sys.stdout is not None:
+        OutputStream(sys.stdout, "stdout").write("".join(f"{line}\n" for line in lines))
+
+
+def flush_stdout() -> None:
+    """Flush stdout, where commands print their results; a fault (a full disk) is a :class:`Fault`
+    here rather than a message from the interpreter's last flush."""
+    if sys.stdout is not None and not getattr(sys.stdout, "closed", False):
+        OutputStream(sys.stdout, "stdout").flush()
+
+
+def silence_stdout() -> None:
+    """Point stdout at the null device, so that the interpreter's last flush of what could not be
+    written (a reader gone, a full disk) does not fail again."""
+    with contextlib.suppress(OSError, AttributeError, ValueError):
+        stdout = sys.stdout.fileno()
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, stdout)
+        os.close(null)
 
 
 # ---- the model --------------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .common import print_error
+from .common import print_error, print_result
 
 
 def stats(args) -> int:
@@ -20,7 +20,7 @@ def stats(args) -> int:
         except FileNotFoundError as error:
             return print_error(error)
         rows += [(name, split, split_stats(corpus[split])) for split in corpus]
-    print(stats_table(rows))
+    print_result(stats_table(rows))
     return 0
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-from .common import checkpoint_folder, print_error
+from .common import checkpoint_folder, print_error, print_result
 
 
 def demo(args) -> int:
@@ -20,7 +20,7 @@ def demo(args) -> int:
             target = app.write_space(args.space_dir, overwrite=args.overwrite)
         except OSError as error:
             return print_error(error)
-        print(f"wrote {target}: README.md, app.py, requirements.txt (upload it as a Gradio Space)")
+        print_result(f"wrote {target}: README.md, app.py, requirements.txt (upload it as a Gradio Space)")
         return 0
     if args.model is not None and args.model not in app.MODELS.values():
         try:

@@ -5,13 +5,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 
-from .common import checkpoint_folder, print_error
+from .common import checkpoint_folder, output_stream, print_error, print_result
 
 
 def card(args) -> int:
-    from ..atomic_files import atomic_write_text
     from ..cards.checkpoint import card_for_checkpoint
 
     try:
@@ -19,17 +17,14 @@ def card(args) -> int:
     except (FileNotFoundError, OSError, ValueError) as error:
         return print_error(error)
     text = card_for_checkpoint(folder, training_machine=args.training_machine, repo_id=args.repo_id)
-    if args.output == "-":
-        sys.stdout.write(text)
-    else:
-        target = args.output or str(folder / "README.md")
-        if os.path.exists(target) and not args.force:
-            return print_error(f"{target} exists (a published card?); use --force or -o")
-        try:
-            atomic_write_text(target, text)
-        except OSError as error:
-            return print_error(f"output {target} cannot be written ({error.strerror or error})")
-        print(f"wrote {target}")
+    target = args.output or str(folder / "README.md")
+    # Only a file would be lost: a FIFO or a device (/dev/null) is written into.
+    if target != "-" and os.path.isfile(target) and not args.force:
+        return print_error(f"{target} exists (a published card?); use --force or -o")
+    with output_stream(target) as out:
+        out.write(text)
+    if target != "-":
+        print_result(f"wrote {target}")
     return 0
 
 
@@ -46,7 +41,7 @@ def quantize(args) -> int:
         target = quantize_checkpoint(args.path, args.output, overwrite=args.overwrite)
     except (OSError, ValueError, ImportError) as error:  # FileNotFoundError, FileExistsError, CheckpointError
         return print_error(error)
-    print(f"wrote {target}: weights {weights_size(target) / 1e6:.1f} MB (int8), from {source_size / 1e6:.1f} MB")
+    print_result(f"wrote {target}: weights {weights_size(target) / 1e6:.1f} MB (int8), from {source_size / 1e6:.1f} MB")
     return 0
 
 
@@ -80,8 +75,8 @@ def export_onnx(args) -> int:
         "int8, per-token activation scales" if args.per_token
         else f"{args.weight_type} weights, per {'channel' if args.per_channel else 'tensor'}" if args.int8 else "fp32"
     )
-    print(f"wrote {result.path}: model.onnx {info['size_bytes'] / 1e6:.1f} MB ({precision}), from {args.path}")
-    print(
+    print_result(
+        f"wrote {result.path}: model.onnx {info['size_bytes'] / 1e6:.1f} MB ({precision}), from {args.path}",
         f"agreement with the torch model on {parity['words']} words of {parity['texts']} transcripts: punctuation "
         f"{100 * parity['punct_agreement']:.1f}%, casing {100 * parity['case_agreement']:.1f}%, "
         f"{parity['identical_texts']}/{parity['texts']} texts identical, largest probability difference "

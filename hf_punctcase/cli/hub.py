@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .common import checkpoint_folder, print_error
+from .common import checkpoint_folder, print_error, print_result
 
 
 def push(args) -> int:
@@ -20,7 +20,7 @@ def push(args) -> int:
         )
     except (FileNotFoundError, OSError, ValueError) as error:
         return print_error(error)
-    print(f"pushed {folder} to {args.repo_id}: commit {info.oid} ({info.commit_url})")
+    print_result(f"pushed {folder} to {args.repo_id}: commit {info.oid} ({info.commit_url})")
     return 0
 
 

@@ -152,7 +152,7 @@ def restore(args) -> int:
 
     source = _source(args)
     show = args.progress if args.progress is not None else bool(sys.stderr is not None and sys.stderr.isatty())
-    with output_stream(args.output if args.output not in (None, "-") else None) as out:
+    with output_stream(args.output) as out:
         restorer = load_restorer(args)
         options = {}
         for task in TASKS.values():

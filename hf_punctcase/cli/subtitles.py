@@ -59,7 +59,7 @@ def subtitles(args) -> int:
         words = whisper_words(data)
     except ValueError as error:
         raise Fault(f"{name}: {error}") from None
-    with output_stream(args.output if args.output not in (None, "-") else None) as out:
+    with output_stream(args.output) as out:
         restorer = load_restorer(args)
         _, cues = restore_cues(
             restorer, words, keep_punctuation=args.keep_punctuation, max_chars=args.max_chars,
