@@ -31,6 +31,13 @@ MODELS = {"default (accurate)": "default", "on-device (small, no torch at run ti
 #: A word whose mark or casing the model chose with less probability than this is highlighted.
 LOW_CONFIDENCE = 0.7
 
+#: The most words one request restores (a transcript, or a Whisper JSON's words): about half an hour
+#: of speech, under a minute with the default model on two CPU cores. The app runs one request at a
+#: time, so a larger one would keep every other request waiting (200,000 words took minutes).
+MAX_WORDS = 5_000
+#: The largest Whisper JSON file read, in bytes (its words are counted only once it is parsed).
+MAX_JSON_BYTES = 10_000_000
+
 #: The choices of what to restore: label → the pipeline's ``tasks``.
 RESTORE_CHOICES = {"punctuation and casing": None, "punctuation only": ("punct",), "casing only": ("case",)}
 
@@ -94,14 +101,16 @@ def restore_transcript(
     **switches: bool,
 ) -> tuple[str, list[tuple[str, str | None]], list[list[Any]], str]:
     """One run of the app: restored text, highlighted words, the per-word rows, and a line of figures.
-    ``switches`` are the task options ticked (``remove_disfluencies=True``, :func:`~hf_punctcase.tasks.task_options`)."""
+    ``switches`` are the task options ticked (``remove_disfluencies=True``, :func:`~hf_punctcase.tasks.task_options`).
+    Raises ValueError for a transcript of more than :data:`MAX_WORDS` words and for an option the model lacks."""
     if not text or not text.strip():
         return "", [], [], "Type or paste a transcript."
+    words = text.split()
+    _check_size(len(words), "this transcript")
     restorer = restorers[model]
     for task in TASKS.values():
         if task.option is not None and switches.get(task.option.name) and task not in restorer.model_tasks:
             raise ValueError(f"the {model} model has no {task.title} head: untick '{task.option.label}'")
-    words = text.split()
     start = time.perf_counter()
     result = restorer(text, tasks=RESTORE_CHOICES[tasks], progress=len(words) > 2000, **switches)
     seconds = time.perf_counter() - start
@@ -130,16 +139,40 @@ def restore_transcript(
     return result["text"], highlighted, rows, figures
 
 
-def subtitles_from_whisper(restorers: Restorers, path: str | os.PathLike, model: str, fmt: str = "srt") -> tuple[str, str]:
-    """Restore a Whisper JSON (word timestamps) into subtitles; returns (file path, its text)."""
-    from .subtitles import subtitles
+def _check_size(num_words: int, what: str) -> None:
+    """Raise ValueError when ``num_words`` passes :data:`MAX_WORDS`, naming ``what`` and the limit."""
+    if num_words > MAX_WORDS:
+        raise ValueError(
+            f"{what} has {num_words:,} words; this demo restores up to {MAX_WORDS:,} at a time: "
+            "split it, or run hf-punctcase on your own machine"
+        )
 
-    with open(path, encoding="utf-8") as handle:
-        try:
-            data = json.load(handle)
-        except json.JSONDecodeError as error:
-            raise ValueError(f"not a Whisper JSON file: {error}") from None
-    text = subtitles(restorers[model], data, fmt=fmt)
+
+def subtitles_from_whisper(restorers: Restorers, path: str | os.PathLike, model: str, fmt: str = "srt") -> tuple[str, str]:
+    """Restore a Whisper JSON (word timestamps) into subtitles; returns (file path, its text). Raises
+    ValueError naming the file for a file that is not Whisper JSON (not JSON, nested too deeply,
+    times out of range or running backwards: :func:`~hf_punctcase.subtitles.whisper_words`), over
+    :data:`MAX_JSON_BYTES` or with more than :data:`MAX_WORDS` words."""
+    from .subtitles import check_writers, parse_json, restore_cues, whisper_words, write
+
+    check_writers(fmt)
+    name = Path(path).name
+    size = os.path.getsize(path)
+    if size > MAX_JSON_BYTES:
+        raise ValueError(f"{name} has {size:,} bytes; this demo reads Whisper JSON files of up to {MAX_JSON_BYTES:,}")
+    with open(path, "rb") as handle:
+        raw = handle.read()
+    try:
+        data = parse_json(raw, name)
+    except ValueError as error:
+        raise ValueError(f"not a Whisper JSON file: {error}") from None
+    try:
+        words = whisper_words(data)
+    except ValueError as error:
+        raise ValueError(f"{name}: {error}") from None
+    _check_size(len(words), name)
+    _, cues = restore_cues(restorers[model], words)
+    text = write(cues, fmt)
     folder = Path(tempfile.mkdtemp(prefix="hf_punctcase_demo_"))
     target = folder / f"{Path(path).stem}.{fmt}"
     target.write_text(text, encoding="utf-8")
@@ -162,8 +195,8 @@ def build_demo(models: Mapping[str, str] | None = None):
         switches = {option.name: bool(on) for option, on in zip(options, ticked)}
         try:
             return restore_transcript(restorers, text, model, tasks, **switches)
-        except ValueError as error:
-            raise gr.Error(str(error)) from None
+        except ValueError as error:  # a fault of the request: a message, not a traceback in the log
+            raise gr.Error(str(error), print_exception=False) from None
 
     def make_subtitles(path: str | None, model: str, fmt: str):
         if not path:
@@ -171,7 +204,7 @@ def build_demo(models: Mapping[str, str] | None = None):
         try:
             return subtitles_from_whisper(restorers, path, model, fmt.lower())
         except ValueError as error:
-            raise gr.Error(str(error)) from None
+            raise gr.Error(str(error), print_exception=False) from None
 
     example_file = Path(tempfile.mkdtemp(prefix="hf_punctcase_demo_")) / "whisper_example.json"
     example_file.write_text(json.dumps(_WHISPER_EXAMPLE, indent=1), encoding="utf-8")
@@ -184,6 +217,7 @@ def build_demo(models: Mapping[str, str] | None = None):
         with gr.Row():
             with gr.Column():
                 transcript = gr.Textbox(label="Transcript", lines=6, elem_id="transcript",
+                                        info=f"Up to {MAX_WORDS:,} words at a time",
                                         placeholder="so um what are the risks i am not technical")
                 with gr.Row():
                     model = gr.Dropdown(labels, value=labels[0], label="Model", elem_id="model")
@@ -208,7 +242,10 @@ def build_demo(models: Mapping[str, str] | None = None):
               outputs=[restored, highlighted, table, figures], api_name="restore")
         show_table.change(lambda shown: gr.Dataframe(visible=shown), inputs=[show_table], outputs=[table], api_name=False)
 
-        gr.Markdown("## Subtitles from Whisper\nA Whisper JSON with word timestamps (`word_timestamps=True`) → SRT or WebVTT.")
+        gr.Markdown(
+            "## Subtitles from Whisper\nA Whisper JSON with word timestamps (`word_timestamps=True`) → SRT or WebVTT "
+            f"(up to {MAX_WORDS:,} words)."
+        )
         with gr.Row():
             whisper_file = gr.File(label="Whisper JSON", file_types=[".json"], type="filepath", elem_id="whisper_json")
             with gr.Column():
@@ -233,7 +270,9 @@ def launch(
         first = next((label for label, name in MODELS.items() if name == model), str(model))
         models = {first: str(model), **{label: name for label, name in MODELS.items() if label != first}}
     demo = build_demo(models)
-    demo.queue(default_concurrency_limit=1)  # one restoration at a time on a CPU
+    # One restoration at a time: they share the CPU, and a fast tokenizer must not be called from two
+    # threads at once. MAX_WORDS bounds how long a request keeps the next one waiting.
+    demo.queue(default_concurrency_limit=1)
     demo.launch(server_name=host, server_port=port, share=share, prevent_thread_lock=not block, ssr_mode=False,
                 quiet=not block, footer_links=["api"], theme=_theme())
     return demo
@@ -281,4 +320,7 @@ def write_space(folder: str | os.PathLike, overwrite: bool = False) -> Path:
     return target
 
 
-__all__ = ["EXAMPLES", "LOW_CONFIDENCE", "MODELS", "build_demo", "launch", "restore_transcript", "subtitles_from_whisper", "write_space"]
+__all__ = [
+    "EXAMPLES", "LOW_CONFIDENCE", "MAX_JSON_BYTES", "MAX_WORDS", "MODELS", "build_demo", "launch",
+    "restore_transcript", "subtitles_from_whisper", "write_space",
+]

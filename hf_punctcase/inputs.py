@@ -7,19 +7,35 @@ A word of such a list is a ``str`` or a dict as speech recognisers give timed wo
 is the word, and every other field is carried to the word's entry in the result. Many transcripts are
 a list of strings, or a list of word lists.
 
+A timed word's ``"start"`` and ``"end"``, where present and not None, are checked as they are parsed
+(:class:`Timeline`), in the same way for every front door (the pipeline, the runtime, the stream and,
+through :func:`~hf_punctcase.subtitles.whisper_words`, subtitles): each is a number of seconds from 0
+to :data:`MAX_SECONDS`, a word does not end before it starts, and times do not run backwards (no word
+starts before the timed word before it; overlapping words are fine). A fault is refused, naming the
+word, not repaired (only :func:`~hf_punctcase.subtitles.whisper_words` takes a Whisper word's end before
+its own start as the start).
+
 Faults: a value of the wrong type is a ``TypeError`` (a transcript that is not a string, a word that is
-neither a ``str`` nor a dict, a ``"word"`` that is not a ``str``); a value of the right type that
-cannot be one word is a ``ValueError`` (a word that is empty or holds whitespace, a dict without
-``"word"``). Messages name the transcript and the word.
+neither a ``str`` nor a dict, a ``"word"`` that is not a ``str``, a time that is not a number); a value
+of the right type that cannot be one word is a ``ValueError`` (a word that is empty or holds
+whitespace, a dict without ``"word"``, a time out of range or running backwards). Messages name the
+transcript and the word.
 """
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from .labels import split_trailing_marks
+
+#: The latest word time accepted, in seconds (about 31 years): no recording runs longer, and subtitle
+#: files cannot hold much later times (Python's timedelta, which SRT goes through, ends near 8.6e13 s).
+MAX_SECONDS = 10**9
+#: The fields of a timed word that hold times, in seconds.
+TIME_FIELDS = ("start", "end")
 
 
 @dataclass(frozen=True, eq=False)
@@ -62,8 +78,46 @@ def check_one_token(word: str, where: str) -> None:
         raise ValueError(f"{where} ({word!r}) is empty or holds whitespace; each word must be one token")
 
 
-def parse_word(item: Any, where: str) -> tuple[str, dict[str, Any] | None]:
-    """One word of a pre-split transcript: ``(word, other fields)``, the fields None for a ``str``."""
+def seconds(value: Any, key: str, where: str) -> float:
+    """A word's time (its ``key``, ``"start"`` or ``"end"``) as a float, checked: TypeError unless a
+    number, ValueError unless from 0 to :data:`MAX_SECONDS` (NaN and infinities included)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):  # NumPy's numbers too
+        raise TypeError(f"{where}: {key!r} is not a time in seconds (got {value!r:.60})")
+    # Compared before any conversion: an int too large for a float would raise OverflowError there.
+    if not 0 <= value <= MAX_SECONDS:
+        shown = repr(value) if len(repr(value)) <= 30 else f"{repr(value)[:24]}… ({len(repr(value))} digits)"
+        raise ValueError(f"{where}: {key!r} is {shown}, not a time from 0 to {MAX_SECONDS:,} seconds")
+    return float(value)
+
+
+@dataclass
+class Timeline:
+    """The times of one transcript's timed words, checked word by word in order (:meth:`check`);
+    ``last_start`` is the start of the last timed word checked."""
+
+    last_start: float | None = None
+
+    def check(self, fields: Mapping[str, Any], where: str) -> None:
+        """Check a word's ``"start"`` and ``"end"`` (each optional; None counts as absent): each a time
+        (:func:`seconds`), the end not before the start, the start not before the last word's.
+        Raises naming ``where``; ``last_start`` moves only when the word passes."""
+        times = {key: seconds(fields[key], key, where) for key in TIME_FIELDS if fields.get(key) is not None}
+        start, end = times.get("start"), times.get("end")
+        if start is not None and end is not None and end < start:
+            raise ValueError(f"{where}: ends at {end} s, before it starts ({start} s)")
+        if start is None:
+            return
+        if self.last_start is not None and start < self.last_start:
+            raise ValueError(
+                f"{where}: starts at {start} s, before the timed word before it ({self.last_start} s); "
+                "word times must not run backwards"
+            )
+        self.last_start = start
+
+
+def parse_word(item: Any, where: str, timeline: Timeline | None = None) -> tuple[str, dict[str, Any] | None]:
+    """One word of a pre-split transcript: ``(word, other fields)``, the fields None for a ``str``; a
+    dict's times are checked against ``timeline`` (the transcript's, else the word's own alone)."""
     if isinstance(item, str):
         check_one_token(item, where)
         return item, None
@@ -75,15 +129,18 @@ def parse_word(item: Any, where: str) -> tuple[str, dict[str, Any] | None]:
             raise TypeError(f"{where} has a 'word' of type {type(word).__name__}, not str")
         word = word.strip()  # as speech recognisers give them: " Hello"
         check_one_token(word, where)
+        (Timeline() if timeline is None else timeline).check(item, f"{where} ({word!r:.60})")
         return word, {key: value for key, value in item.items() if key != "word"}
     raise TypeError(f"{where} is {type(item).__name__}; a word is a str or a dict with a 'word' field")
 
 
 def parse_words(items: Sequence[Any], where: str = "") -> InputWords:
-    """A pre-split transcript (words as ``str`` or dicts), every word checked (:func:`parse_word`)."""
+    """A pre-split transcript (words as ``str`` or dicts), every word checked (:func:`parse_word`), the
+    times of its timed words in order (:class:`Timeline`)."""
     words, extras, timed = [], [], False
+    timeline = Timeline()
     for i, item in enumerate(items):
-        word, fields = parse_word(item, f"word {i}{where}")
+        word, fields = parse_word(item, f"word {i}{where}", timeline)
         words.append(word)
         extras.append(fields if fields is not None else {})
         timed = timed or fields is not None
@@ -123,6 +180,6 @@ def transcript(item: str | InputWords) -> InputWords:
 
 
 __all__ = [
-    "InputWords", "check_one_token", "parse_inputs", "parse_word", "parse_words", "split_words",
-    "transcript",
+    "InputWords", "MAX_SECONDS", "TIME_FIELDS", "Timeline", "check_one_token", "parse_inputs", "parse_word",
+    "parse_words", "seconds", "split_words", "transcript",
 ]

@@ -233,6 +233,10 @@ def decode(
     written and predicts the others. The heads' scores stay the probabilities they give the labels
     reported, also for labels kept as written (0 for a casing class the scheme lacks); a head whose
     task is not restored may be missing from ``probs``.
+
+    A word passed through (:func:`is_opaque`: ``"😀!"``, ``"你好?"``) keeps every character as written,
+    the marks trailing it included, whatever the tasks and ``keep_punctuation``: its ``punctuation``
+    is the label of those marks (``O`` for none), as for marks kept, and its ``casing`` is LOWER.
     """
     tasks = check_tasks(tasks)
     predict_punct, predict_case = PUNCTUATION in tasks, CASING in tasks
@@ -241,20 +245,20 @@ def decode(
     if not len(punct) == len(case) == len(words):
         raise RuntimeError(f"internal error: {len(punct)} predictions for {len(words)} words")
     opaque = [is_opaque(word) for word in words.words]
-    # Marks kept as written: the words' own with keep_punctuation, every word's (none included) when
-    # punctuation is not restored.
-    kept = [not predict_punct or (keep_punctuation and bool(mark)) for mark in words.marks]
+    # Marks kept as written, their label the one reported: a word passed through keeps every character
+    # (its marks too, in every mode); the words' own with keep_punctuation; every word's (none
+    # included) when punctuation is not restored.
+    fixed = [
+        scheme.label_of_marks(mark) if dark or not predict_punct or (keep_punctuation and mark) else None
+        for mark, dark in zip(words.marks, opaque)
+    ]
     if consistent_casing and predict_case:
-        # Words passed through have no mark; kept marks are the words' own.
-        fixed = [
-            "O" if dark else scheme.label_of_marks(mark) if keep else None
-            for mark, dark, keep in zip(words.marks, opaque, kept)
-        ]
         punct_ids, case_ids = consistent_labels(punct, case, scheme, capitalisable(words.words, opaque), fixed)
     else:
         punct_ids, case_ids = punct.argmax(-1), case.argmax(-1)
-        if not predict_punct:
-            punct_ids = np.array([scheme.punct_labels.index(scheme.label_of_marks(mark)) for mark in words.marks], dtype=np.int64)
+        for i, label in enumerate(fixed):
+            if label is not None:
+                punct_ids[i] = scheme.punct_labels.index(label)
     restored = []
     for i, word in enumerate(words.words):
         mark = words.marks[i]
@@ -262,19 +266,15 @@ def decode(
         case_label = scheme.case_labels[case_ids[i]]
         case_score = float(case[i, case_ids[i]])
         if opaque[i]:
-            cased = word
+            cased, case_label = word, "LOWER"
         elif predict_case:
             cased = apply_case(word, case_label, lexicon)
         else:
             cased, case_label = word, case_label_of(word)
             known = case_label in scheme.case_labels
             case_score = float(case[i, scheme.case_labels.index(case_label)]) if known else 0.0
-        if opaque[i]:
-            text = word + (mark if keep_punctuation or not predict_punct else restored_trail(mark, ""))
-            punct_label, case_label = "O", "LOWER"
-        elif kept[i]:
+        if fixed[i] is not None:
             text = cased + mark
-            punct_label = scheme.label_of_marks(mark)
         else:
             text = cased + restored_trail(mark, scheme.mark_of(punct_label))
         restored.append(

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from .inputs import InputWords, parse_word, split_words
+from .inputs import InputWords, Timeline, parse_word, split_words
 from .pipelines import PunctCasePipeline
 from .restoration import (
     CASING,
@@ -76,7 +76,10 @@ class StreamingRestorer:
     :meth:`flush` ends the stream and returns the rest (the restorer is then ready for a new stream).
     Each word is emitted exactly once, in order, and never changes. A word is a ``str`` of one token
     (no whitespace), or a dict with at least ``"word"`` (whitespace around it is dropped, as for the
-    pipeline's timed words) and any other fields (``"start"``, ``"end"``, ...).
+    pipeline's timed words) and any other fields (``"start"``, ``"end"``, ...). Times are checked as
+    the pipeline checks them (:class:`~hf_punctcase.inputs.Timeline`), across pushes: a word that
+    starts before the timed word before it in the stream is refused, and a push with a fault takes
+    none of its words.
 
     An entry is the pipeline's word entry: ``"word"`` (the restored word), ``"punctuation"``,
     ``"casing"``, ``"punct_score"``, ``"case_score"``, and ``"start_char"`` / ``"end_char"``, where the
@@ -200,6 +203,7 @@ class StreamingRestorer:
         self._marks: list[str] = []
         self._encoded: list[str] = []
         self._probs: dict[str, np.ndarray] = {}
+        self._timeline = Timeline()  # the stream's times, checked in order across pushes
         # The plan of a stream of unbounded length: windows not cut by an end, in order.
         self._plan = plan_windows(sys.maxsize, self.window_words, self.context_words)
         self._next: Window = next(self._plan)
@@ -280,11 +284,13 @@ class StreamingRestorer:
         except TypeError:
             raise TypeError(f"push takes a list of words, got {type(words).__name__}") from None
         checked_words = []
+        timeline = Timeline(self._timeline.last_start)  # taken only when every word passes
         for i, item in enumerate(items):
             if isinstance(item, Mapping):
                 items[i] = dict(item)
-            word, _ = parse_word(item, f"word {i} of this push (word {self._received + i} of the stream)")
+            word, _ = parse_word(item, f"word {i} of this push (word {self._received + i} of the stream)", timeline)
             checked_words.append(word)
+        self._timeline = timeline
         return items, checked_words
 
 

@@ -25,11 +25,12 @@ Writing needs the ``srt`` and ``webvtt-py`` packages (``pip install 'hf_punctcas
 
 from __future__ import annotations
 
-import math
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from .inputs import split_words
+from .inputs import TIME_FIELDS, Timeline, seconds, split_words
 from .restoration import is_opaque, is_sentence_end
 
 FORMATS = ("srt", "vtt")
@@ -59,7 +60,10 @@ def whisper_words(data) -> list[dict]:
 
     Raises ValueError naming the segment or word at fault: a segment without ``"words"`` (Whisper was
     run without word timestamps), a word without a ``"word"`` string or with a ``start`` / ``end``
-    that is not a finite number ≥ 0. An ``end`` before its ``start`` is taken as the ``start``.
+    that is not a time in seconds from 0 to :data:`~hf_punctcase.inputs.MAX_SECONDS`, and times that
+    run backwards: a word that starts before the word before it (the rule of every front door,
+    :class:`~hf_punctcase.inputs.Timeline`; such times would give cues out of order). An ``end``
+    before its own ``start`` is taken as the ``start``.
     """
     if isinstance(data, Mapping):
         segments = data.get("segments")
@@ -77,19 +81,40 @@ def whisper_words(data) -> list[dict]:
     else:
         raise ValueError(f"expected Whisper JSON (an object) or a list of timed words, got {type(data).__name__}")
     checked = []
+    timeline = Timeline()
     for n, word in enumerate(words):
         if not isinstance(word, Mapping) or not isinstance(word.get("word"), str):
             raise ValueError(f'word {n} is not an object with a "word" string')
-        times = {}
-        for key in ("start", "end"):
-            value = word.get(key)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
-                raise ValueError(f"word {n} ({word['word'].strip()!r}): {key!r} is not a time in seconds (got {value!r})")
-            times[key] = float(value)
-        entry = dict(word)
-        entry["start"], entry["end"] = times["start"], max(times["start"], times["end"])
+        where = f"word {n} ({word['word'].strip()!r:.60})"
+        try:
+            start, end = (seconds(word.get(key), key, where) for key in TIME_FIELDS)
+        except TypeError as error:  # in a file, a time of the wrong type is a fault of its content
+            raise ValueError(str(error)) from None
+        entry = {**word, "start": start, "end": max(start, end)}
+        timeline.check(entry, where)
         checked.append(entry)
     return checked
+
+
+def parse_json(raw: str | bytes, name: str) -> Any:
+    """The parsed JSON of ``raw`` (bytes are UTF-8, a byte-order mark dropped), read from ``name`` (a
+    file, "stdin"). Raises ValueError naming it: bytes that are not UTF-8, text that is not JSON (with
+    the position), arrays or objects nested deeper than Python's parser follows."""
+    if isinstance(raw, bytes):
+        try:
+            raw = raw.decode("utf-8-sig")
+        except UnicodeDecodeError as error:
+            byte = f"byte 0x{raw[error.start]:02x} at byte {error.start + 1}"
+            raise ValueError(f"{name} is not valid UTF-8 ({byte})") from None
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{name} is not valid JSON (line {error.lineno}, column {error.colno}: {error.msg})") from None
+    except RecursionError:
+        # The parser recurses once per level: a file nested thousands deep is not a transcript.
+        raise ValueError(
+            f"{name} nests arrays or objects too deeply to be read as JSON (Whisper JSON nests five levels)"
+        ) from None
 
 
 def asr_words(words: Sequence[Mapping], keep_punctuation: bool = False) -> list[dict]:
@@ -264,6 +289,7 @@ __all__ = [
     "asr_words",
     "build_cues",
     "check_writers",
+    "parse_json",
     "restore_cues",
     "subtitles",
     "to_srt",

@@ -348,7 +348,7 @@ def test_consistent_labels_invariants(seed, num_words, name_odds, keep):
     }
     opaque = [is_opaque(word) for word in words.words]
     fixed = [
-        "O" if dark else scheme.label_of_marks(mark) if keep and mark else None
+        scheme.label_of_marks(mark) if dark or keep and mark else None  # a word passed through keeps its marks
         for mark, dark in zip(words.marks, opaque)
     ]
     capitals = capitalisable(words.words, opaque)

@@ -5,7 +5,6 @@ of ``{"word", "start", "end"}``), restored and written as SRT or WebVTT cues
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from pathlib import Path
@@ -14,7 +13,10 @@ from .common import Fault, add_model_arguments, check_windows, load_restorer, ou
 
 
 def _read_json(path: str):
-    """The parsed JSON of ``path`` ('-': stdin); a fault names the path and the position of a syntax error."""
+    """The parsed JSON of ``path`` ('-': stdin); a fault names the path (and the position of a syntax
+    error, :func:`~hf_punctcase.subtitles.parse_json`)."""
+    from ..subtitles import parse_json
+
     name = "stdin" if path == "-" else f"input {path}"
     try:
         if path == "-":
@@ -31,15 +33,10 @@ def _read_json(path: str):
         raise Fault(f"{name} does not exist") from None
     except OSError as error:
         raise Fault(f"{name} cannot be read ({error.strerror})") from None
-    if isinstance(raw, bytes):
-        try:
-            raw = raw.decode("utf-8-sig")
-        except UnicodeDecodeError as error:
-            raise Fault(f"{name} is not valid UTF-8 (byte 0x{raw[error.start]:02x} at byte {error.start + 1})") from None
     try:
-        return json.loads(raw)
-    except json.JSONDecodeError as error:
-        raise Fault(f"{name} is not valid JSON (line {error.lineno}, column {error.colno}: {error.msg})") from None
+        return parse_json(raw, name)
+    except ValueError as error:
+        raise Fault(error) from None
 
 
 def subtitles(args) -> int:
