@@ -7,6 +7,9 @@ from dataclasses import asdict, dataclass
 
 #: Runtimes a plan can name.
 TORCH, ONNXRUNTIME = "torch", "onnxruntime"
+#: The dtypes a punct-case model may be asked to run in (``dtype=`` of the loaders, ``--dtype``): "auto"
+#: lets the plan choose.
+DTYPE_NAMES = ("auto", "float32", "bfloat16", "float16")
 
 
 @dataclass(frozen=True)

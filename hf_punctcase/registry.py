@@ -22,16 +22,12 @@ from .auto import AutoModelForJointTokenClassification
 from .checkpoints import ResolvedModel, check_model_dir, resolve
 from .faults import one_line
 from .embedded import DEFAULT_MODEL_DIR
-from .execution import ONNXRUNTIME, TORCH, ExecutionPlan
+from .execution import DTYPE_NAMES, ONNXRUNTIME, TORCH, ExecutionPlan
 from .formats import format_named
 from .formats.torch import transformers_pipeline
 from .hardware import plan_execution
 from .pipelines import TASK, PunctCasePipeline
 from .tasks import PUNCTUATION
-
-
-#: The dtypes a punct-case model runs in (as names; the torch dtypes of the same names are accepted too).
-DTYPE_NAMES = ("auto", "float32", "bfloat16", "float16")
 
 
 def check_dtype(dtype: Any) -> None:

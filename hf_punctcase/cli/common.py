@@ -15,11 +15,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
+from ..execution import DTYPE_NAMES
 from ..faults import one_line
 
 #: Exit code of a fault the user can fix (bad path, bad file, bad checkpoint), as for usage errors.
 EXIT_FAULT = 2
-DTYPE_CHOICES = ("auto", "float32", "bfloat16", "float16")
+DTYPE_CHOICES = DTYPE_NAMES
 
 
 class Fault(Exception):
