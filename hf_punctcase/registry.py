@@ -27,7 +27,7 @@ from .formats import format_named
 from .formats.torch import transformers_pipeline
 from .hardware import plan_execution
 from .pipelines import TASK, PunctCasePipeline
-from .tasks import PUNCTUATION
+from .pipelines.punct_case import check_model_object
 
 
 def check_dtype(dtype: Any) -> None:
@@ -41,19 +41,6 @@ def check_dtype(dtype: Any) -> None:
         raise TypeError(f"dtype must be one of {', '.join(DTYPE_NAMES)} (a name or a torch.dtype), not {type(dtype).__name__} {dtype!r}")
     if str(dtype).removeprefix("torch.") not in DTYPE_NAMES:
         raise ValueError(f"dtype {str(dtype)!r} is not one of {', '.join(DTYPE_NAMES)}")
-
-
-def check_model_object(model: Any) -> None:
-    """Raise a TypeError unless ``model`` is a punct-case model: one whose config lists the punct-case
-    labels (as :class:`~hf_punctcase.JointTokenClassificationModel` and
-    :class:`~hf_punctcase.CnnBiLstmForJointTokenClassification` have), rather than any torch module."""
-    config = getattr(model, "config", None)
-    if config is None or not isinstance(getattr(config, PUNCTUATION.config_field, None), (list, tuple)):
-        raise TypeError(
-            f"model for the punct-case pipeline must be a punct-case model, whose config lists {PUNCTUATION.config_field} "
-            "(a JointTokenClassificationModel or CnnBiLstmForJointTokenClassification), or a checkpoint folder, Hub repo "
-            f"id or embedded model name; got {type(model).__name__}"
-        )
 
 
 def default_model_path() -> str:

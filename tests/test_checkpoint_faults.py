@@ -119,6 +119,14 @@ def _truncate_onnx(keep):
 
 
 ONNX_FAULTS = {
+    "export config.json mixed_case_lexicon an int": (
+        lambda f: _edit_json(f, "config.json", lambda c: c.update(mixed_case_lexicon=5)),
+        "config.json mixed_case_lexicon must be an object of strings or null, got 5",
+    ),
+    "export config.json lowercase_input a string": (
+        lambda f: _edit_json(f, "config.json", lambda c: c.update(lowercase_input="yes")),
+        "config.json lowercase_input must be true or false, got 'yes'",
+    ),
     "model.onnx truncated in half": (_truncate_onnx(lambda n: n // 2), "model.onnx is truncated or not an ONNX model"),
     "model.onnx short by one byte": (_truncate_onnx(lambda n: n - 1), "model.onnx is truncated or not an ONNX model"),
     "model.onnx of random bytes": (
@@ -190,8 +198,11 @@ def test_a_dtype_that_is_not_one_is_named(tiny_model_dir, dtype, error, message)
     ids=["Linear", "BertModel"],
 )
 def test_a_model_object_that_is_not_punct_case_is_named(model, tiny_tokenizer):
-    with pytest.raises(TypeError, match=f"must be a punct-case model, whose config lists punct_labels .* got {type(model).__name__}"):
+    expected = f"must be a punct-case model, whose config lists punct_labels .* got {type(model).__name__}"
+    with pytest.raises(TypeError, match=expected):
         pipeline("punct-case", model=model, tokenizer=tiny_tokenizer)
+    with pytest.raises(TypeError, match=expected):  # the pipeline class built directly
+        hf_punctcase.PunctCasePipeline(model=model, tokenizer=tiny_tokenizer)
 
 
 def test_a_punct_case_model_object_is_taken(tiny_model, tiny_tokenizer):

@@ -43,6 +43,15 @@ class OnnxFormat(ModelFormat):
         problem = onnx_file_problem(folder / ONNX_MODEL_FILE)
         if problem:
             raise fault(folder, f"{ONNX_MODEL_FILE} is truncated or not an ONNX model ({problem})")
+        # The fields restoration reads from config.json besides the labels (the torch format checks
+        # every field against its config class; an export is read without one).
+        lexicon = config.get("mixed_case_lexicon")
+        if lexicon is not None and not (
+            isinstance(lexicon, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in lexicon.items())
+        ):
+            raise fault(folder, f"config.json mixed_case_lexicon must be an object of strings or null, got {lexicon!r:.80}")
+        if not isinstance(config.get("lowercase_input", True), bool):
+            raise fault(folder, f"config.json lowercase_input must be true or false, got {config['lowercase_input']!r:.80}")
 
     def load_pipeline(
         self,

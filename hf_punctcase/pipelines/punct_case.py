@@ -37,11 +37,24 @@ from ..restoration import (
     restore_from_windows,
     word_probabilities,
 )
-from ..tasks import head_labels, option_runner, tasks_of
+from ..tasks import PUNCTUATION, head_labels, option_runner, tasks_of
 from .backends import backend_for
 
 #: The pipeline task: ``pipeline("punct-case")``.
 TASK = "punct-case"
+
+
+def check_model_object(model: object) -> None:
+    """Raise a TypeError unless ``model`` is a punct-case model: one whose config lists the punct-case
+    labels (as :class:`~hf_punctcase.JointTokenClassificationModel` and
+    :class:`~hf_punctcase.CnnBiLstmForJointTokenClassification` have), rather than any torch module."""
+    config = getattr(model, "config", None)
+    if config is None or not isinstance(getattr(config, PUNCTUATION.config_field, None), (list, tuple)):
+        raise TypeError(
+            f"model for the punct-case pipeline must be a punct-case model, whose config lists {PUNCTUATION.config_field} "
+            "(a JointTokenClassificationModel or CnnBiLstmForJointTokenClassification), or a checkpoint folder, Hub repo "
+            f"id or embedded model name; got {type(model).__name__}"
+        )
 
 
 class PunctCasePipeline(ChunkPipeline):
@@ -94,6 +107,7 @@ class PunctCasePipeline(ChunkPipeline):
     """
 
     def __init__(self, *args, **kwargs):
+        check_model_object(kwargs.get("model", args[0] if args else None))
         super().__init__(*args, **kwargs)
         if self._batch_size is None:
             self._batch_size = 16  # windows of one long input are batched too
@@ -285,4 +299,4 @@ def _unbatched(probs) -> list[dict[str, np.ndarray]]:
     return [probs] if isinstance(probs, dict) else list(probs)
 
 
-__all__ = ["PunctCasePipeline", "DEFAULT_CONTEXT_WORDS", "DEFAULT_WINDOW_WORDS"]
+__all__ = ["PunctCasePipeline", "check_model_object", "DEFAULT_CONTEXT_WORDS", "DEFAULT_WINDOW_WORDS"]
