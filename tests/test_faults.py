@@ -16,15 +16,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import select
 import shutil
 import subprocess
 import sys
-import textwrap
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from forked_cli import cli  # noqa: F401 (a fixture: one command-line server for this module)
 from transformers import pipeline
 
 import hf_punctcase
@@ -33,95 +31,6 @@ from hf_punctcase.checkpoints import CheckpointError
 from hf_punctcase.restoration import restored_trail
 
 # ---- command line in its own process ------------------------------------------------------------
-
-_SERVER = textwrap.dedent(
-    r"""
-    import json, os, sys, traceback
-    import hf_punctcase.cli as cli
-
-    requests, replies = os.fdopen(int(sys.argv[1]), "r"), os.fdopen(int(sys.argv[2]), "w")
-    for line in requests:
-        request = json.loads(line)
-        pid = os.fork()
-        if pid == 0:  # the child is the command: its own stdin, stdout and stderr, as a shell gives them
-            code = 1
-            try:
-                os.chdir(request["cwd"])
-                os.dup2(os.open(request["stdin"], os.O_RDONLY), 0)
-                os.dup2(os.open(request["stdout"], os.O_WRONLY | os.O_TRUNC), 1)
-                os.dup2(os.open(request["stderr"], os.O_WRONLY | os.O_TRUNC), 2)
-                sys.argv = ["hf-punctcase", *request["argv"]]
-                try:
-                    code = cli.main(request["argv"])
-                except SystemExit as exit:  # argparse, as the interpreter would report it
-                    code = exit.code if isinstance(exit.code, int) else 0 if exit.code is None else 1
-                except BaseException:
-                    traceback.print_exc()
-                    code = 1
-                sys.stdout.flush()
-                sys.stderr.flush()
-            finally:
-                os._exit(code)
-        _, status = os.waitpid(pid, 0)
-        replies.write(json.dumps(os.waitstatus_to_exitcode(status)) + "\n")
-        replies.flush()
-    """
-)
-
-
-@dataclass
-class Result:
-    returncode: int
-    stdout: str
-    stderr: str
-
-
-class CommandLine:
-    """``hf-punctcase ARGV`` in a forked process, with stdin from bytes and stdout/stderr captured."""
-
-    def __init__(self, scratch: Path):
-        self.scratch = scratch
-        request_read, self._requests = os.pipe()
-        self._replies, reply_write = os.pipe()
-        env = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
-        self.server = subprocess.Popen(
-            [sys.executable, "-c", _SERVER, str(request_read), str(reply_write)],
-            pass_fds=(request_read, reply_write), stdin=subprocess.DEVNULL, env=env,
-        )
-        os.close(request_read)
-        os.close(reply_write)
-        self._count = 0
-
-    def __call__(self, *argv: str, stdin: bytes = b"", cwd: Path | None = None, timeout: float = 300) -> Result:
-        self._count += 1
-        files = {name: self.scratch / f"{self._count}.{name}" for name in ("stdin", "stdout", "stderr")}
-        files["stdin"].write_bytes(stdin)
-        files["stdout"].write_bytes(b"")
-        files["stderr"].write_bytes(b"")
-        request = {"argv": list(argv), "cwd": str(cwd or self.scratch), **{k: str(v) for k, v in files.items()}}
-        os.write(self._requests, (json.dumps(request) + "\n").encode())
-        ready, _, _ = select.select([self._replies], [], [], timeout)
-        assert ready, f"hf-punctcase {argv} did not finish in {timeout} s"
-        reply = b""
-        while not reply.endswith(b"\n"):
-            reply += os.read(self._replies, 64)
-        return Result(
-            json.loads(reply), files["stdout"].read_text(encoding="utf-8", errors="replace"),
-            files["stderr"].read_text(encoding="utf-8", errors="replace"),
-        )
-
-    def close(self) -> None:
-        os.close(self._requests)
-        self.server.wait(timeout=60)
-        os.close(self._replies)
-
-
-@pytest.fixture(scope="module")
-def cli(tmp_path_factory):
-    command_line = CommandLine(tmp_path_factory.mktemp("cli_scratch"))
-    yield command_line
-    command_line.close()
-
 
 ENTRY_POINT = shutil.which("hf-punctcase", path=os.path.dirname(sys.executable)) or "hf-punctcase"
 
