@@ -90,7 +90,7 @@ class Restorer:
         self.model_signature = model_signature(self.model)
 
     def __call__(self, batch: Mapping[str, Any]) -> dict[str, Any]:
-        texts = [str(text) for text in batch[self.column]]
+        texts = ["" if text is None else str(text) for text in batch[self.column]]
         restorer = cached_pipeline(self.model, self.load_options)
         results = restorer(texts, batch_size=self.batch_size, progress=False, **self.pipeline_options) if texts else []
         restored = dict(batch)
