@@ -12,9 +12,9 @@ Input: ``.txt`` (one transcript a line, read as the field ``text``), ``.jsonl`` 
 restored text added as ``restored`` (``--output_field``).
 
 Engines: ``datasets`` restores the stream in this process (``--num_proc N``: each block of records goes
-through ``Dataset.map`` on N worker processes); ``ray`` hands the stream to Ray Data
-(``map_batches`` over ``--num_proc`` actors, each loading the model once; ``--num_gpus`` per actor),
-on a local cluster or the one ``RAY_ADDRESS`` names.
+through ``Dataset.map`` on N worker processes); ``ray`` hands each block of the stream to Ray
+Data (``map_batches`` over ``--num_proc`` actors, each loading the model once a block; ``--num_gpus``
+per actor), on a local cluster or the one ``RAY_ADDRESS`` names.
 
 Resumable: the output is written in blocks of ``--block_size`` records, each whole or not at all, into
 the folder OUTPUT.blocks beside it, and joined into OUTPUT at the end; a rerun with the same arguments
@@ -107,22 +107,29 @@ def restored_by_ray(stream, args) -> Iterator[dict]:
     context.enable_progress_bars = False
     options = restorer_options(args)
     batch_size = options.pop("batch_size")
-    dataset = ray.data.from_huggingface(stream).map_batches(
-        hf_punctcase.Restorer,
-        fn_constructor_kwargs={**options, "batch_size": batch_size},
-        batch_size=batch_size,
-        concurrency=args.num_proc or 1,
-        num_gpus=args.num_gpus,
-        batch_format="numpy",
-    )
-    for row in dataset.iter_rows():
-        yield plain(row)
+    # Ray 2.40's from_huggingface predates datasets 5, so each block of the stream goes to Ray Data as
+    # items; a block is restored on --num_proc actors, each loading the model once for that block.
+    for block in batches(stream, args.block_size):
+        restored = ray.data.from_items(block).map_batches(
+            hf_punctcase.Restorer,
+            fn_constructor_kwargs={**options, "batch_size": batch_size},
+            batch_size=batch_size,
+            concurrency=args.num_proc or 1,
+            num_gpus=args.num_gpus,
+            batch_format="numpy",
+        )
+        for row in restored.iter_rows():
+            yield plain(row)
 
 
 def restorer_options(args) -> dict:
     options = {"model": args.model, "column": args.text_field, "output_column": args.output_field, "batch_size": args.batch_size}
     if args.remove_disfluencies:
         options["remove_disfluencies"] = True
+    # A Ray actor given GPUs sees them as its devices 0, 1, ...: it runs on the first unless told.
+    device = args.device or ("cuda" if args.engine == "ray" and args.num_gpus > 0 else None)
+    if device is not None:
+        options["load_options"] = {"device": device}
     return options
 
 
@@ -135,6 +142,7 @@ def run_signature(files: list[str], args) -> dict:
         "text_field": args.text_field,
         "output_field": args.output_field,
         "remove_disfluencies": args.remove_disfluencies,
+        "device": args.device,
         "block_size": args.block_size,
         "output": args.output.suffix,
     }
@@ -192,7 +200,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--output_field", default="restored")
     parser.add_argument("--batch_size", type=int, default=32)
     parser.add_argument("--num_proc", type=int, default=None, help="Worker processes (datasets) or actors (ray).")
-    parser.add_argument("--num_gpus", type=float, default=0, help="GPUs per Ray actor.")
+    parser.add_argument("--num_gpus", type=float, default=0, help="GPUs per Ray actor (they run on cuda unless --device).")
+    parser.add_argument("--device", default=None, help="Device the model runs on, e.g. cuda:0 (default: the CPU).")
     parser.add_argument("--block_size", type=int, default=10_000, help="Records per resumable block of output.")
     parser.add_argument("--remove_disfluencies", action="store_true", help="The fluent text (models with a disfluency head).")
     args = parser.parse_args(argv)
