@@ -42,6 +42,7 @@ if PLUGIN_AVAILABLE:
     from .checkpoints import ResolvedModel, check_model_dir, resolve
     from .registry import TASK, default_model_path, load_pipeline, register_pipeline
     from .streaming import StreamingRestorer
+    from .datasets_restore import Restorer, restore_dataset
 
     register()
     register_pipeline()
@@ -62,6 +63,7 @@ if PLUGIN_AVAILABLE:
         "PLUGIN_AVAILABLE",
         "PunctCasePipeline",
         "ResolvedModel",
+        "Restorer",
         "StreamingRestorer",
         "TASK",
         "Task",
@@ -74,6 +76,7 @@ if PLUGIN_AVAILABLE:
         "plan_execution",
         "register_task",
         "resolve",
+        "restore_dataset",
         "tasks_of",
         "ON_DEVICE_MODEL_DIR",
     ]

@@ -1,68 +1,238 @@
 #!/usr/bin/env python
-"""Restore a large corpus of transcripts, split across processes (GPUs or CPU workers) with accelerate.
+"""Restore a corpus of transcripts of any size, streamed, resumable, on 🤗 datasets or Ray Data.
 
-    accelerate launch --config_file recipes/configs/accelerate_multi_gpu.yaml recipes/restore_corpus.py \
-        --input transcripts.txt --output restored.txt --batch_size 64
-    python recipes/restore_corpus.py --input transcripts.jsonl --text_field text --output restored.jsonl
+    python recipes/restore_corpus.py --input 'shards/*.jsonl' --text_field text --output restored.jsonl
+    python recipes/restore_corpus.py --engine datasets --num_proc 4 --input calls.txt --output calls.parquet
+    python recipes/restore_corpus.py --engine ray --num_proc 8 --num_gpus 1 --input 'part-*.parquet' --output out.jsonl
 
-Input: ``.txt`` (one transcript per line) or ``.jsonl`` (``--text_field``). Each process restores
-its contiguous share of the lines into OUTPUT.partK; the main process then joins the shares in input
-order into OUTPUT (``.txt``: one restored transcript per line; ``.jsonl``: the input records with the
-restored text in ``--output_field``).
+Input: ``.txt`` (one transcript a line, read as the field ``text``), ``.jsonl`` or ``.parquet``
+(``--text_field``), several files or globs in the order given (a glob's files sorted), streamed with
+``datasets.load_dataset(..., streaming=True)`` so that memory stays flat whatever their size. Output:
+``OUTPUT.jsonl`` or ``OUTPUT.parquet``, every input record once, in input order, its fields kept and the
+restored text added as ``restored`` (``--output_field``).
+
+Engines: ``datasets`` restores the stream in this process (``--num_proc N``: each block of records goes
+through ``Dataset.map`` on N worker processes); ``ray`` hands each block of the stream to Ray
+Data (``map_batches`` over ``--num_proc`` actors, each loading the model once a block; ``--num_gpus``
+per actor), on a local cluster or the one ``RAY_ADDRESS`` names.
+
+Resumable: the output is written in blocks of ``--block_size`` records, each whole or not at all, into
+the folder OUTPUT.blocks beside it, and joined into OUTPUT at the end; a rerun with the same arguments
+after a crash skips the blocks already written.
 """
 
 from __future__ import annotations
 
 import argparse
+import glob
 import json
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Iterable, Iterator
+from itertools import islice
 from pathlib import Path
 
-from accelerate import PartialState
+from tqdm.auto import tqdm
 
 import hf_punctcase
+from hf_punctcase.atomic_files import atomic_output, atomic_write_text
+
+BUILDERS = {".txt": "text", ".jsonl": "json", ".json": "json", ".parquet": "parquet"}
+OUTPUT_SUFFIXES = (".jsonl", ".parquet")
+BLOCK_NAME = "block-{:06d}.jsonl"
 
 
-def read_inputs(path: Path, text_field: str) -> list:
-    with open(path, encoding="utf-8") as handle:
-        lines = handle.read().splitlines()
-    if path.suffix == ".jsonl":
-        return [json.loads(line) for line in lines if line.strip()]
-    return lines
+def input_files(patterns: list[str]) -> list[str]:
+    """The files the paths and globs name, in the order given (a glob's files sorted), all of one kind."""
+    files = []
+    for pattern in patterns:
+        matches = sorted(glob.glob(pattern)) if glob.has_magic(pattern) else [pattern]
+        if not matches:
+            raise SystemExit(f"--input {pattern}: no file matches")
+        for match in matches:
+            if not Path(match).is_file():
+                raise SystemExit(f"--input {match}: no such file")
+            files.append(match)
+    kinds = {Path(name).suffix.lower() for name in files}
+    if len(kinds) != 1 or next(iter(kinds)) not in BUILDERS:
+        raise SystemExit(f"--input: the files must all be one of {', '.join(BUILDERS)}; got {', '.join(sorted(kinds))}")
+    return files
+
+
+def stream_records(files: list[str]):
+    """The input records as a ``datasets.IterableDataset``, read lazily in file order."""
+    import datasets
+
+    builder = BUILDERS[Path(files[0]).suffix.lower()]
+    return datasets.load_dataset(builder, data_files=files, split="train", streaming=True)
+
+
+def plain(value):
+    """A record's value as JSON writes it (Ray Data hands back NumPy scalars and arrays)."""
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    if isinstance(value, dict):
+        return {key: plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(item) for item in value]
+    return value
+
+
+def batches(items: Iterable, size: int) -> Iterator[list]:
+    iterator = iter(items)
+    while batch := list(islice(iterator, size)):
+        yield batch
+
+
+def restored_by_datasets(stream, args) -> Iterator[dict]:
+    options = restorer_options(args)
+    if not args.num_proc or args.num_proc == 1:
+        yield from hf_punctcase.restore_dataset(stream, **options)
+        return
+    import datasets
+
+    for block in batches(stream, args.block_size):
+        yield from hf_punctcase.restore_dataset(datasets.Dataset.from_list(block), num_proc=args.num_proc, **options)
+
+
+def restored_by_ray(stream, args) -> Iterator[dict]:
+    import ray
+
+    if not ray.is_initialized():
+        ray.init(include_dashboard=False, log_to_driver=False)
+    context = ray.data.DataContext.get_current()
+    context.execution_options.preserve_order = True  # the output keeps the input's order
+    context.enable_progress_bars = False
+    options = restorer_options(args)
+    batch_size = options.pop("batch_size")
+    # Ray 2.40's from_huggingface predates datasets 5, so each block of the stream goes to Ray Data as
+    # items; a block is restored on --num_proc actors, each loading the model once for that block.
+    for block in batches(stream, args.block_size):
+        restored = ray.data.from_items(block).map_batches(
+            hf_punctcase.Restorer,
+            fn_constructor_kwargs={**options, "batch_size": batch_size},
+            batch_size=batch_size,
+            concurrency=args.num_proc or 1,
+            num_gpus=args.num_gpus,
+            batch_format="numpy",
+        )
+        for row in restored.iter_rows():
+            yield plain(row)
+
+
+def restorer_options(args) -> dict:
+    options = {"model": args.model, "column": args.text_field, "output_column": args.output_field, "batch_size": args.batch_size}
+    if args.remove_disfluencies:
+        options["remove_disfluencies"] = True
+    # A Ray actor given GPUs sees them as its devices 0, 1, ...: it runs on the first unless told.
+    device = args.device or ("cuda" if args.engine == "ray" and args.num_gpus > 0 else None)
+    if device is not None:
+        options["load_options"] = {"device": device}
+    return options
+
+
+def run_signature(files: list[str], args) -> dict:
+    """What a rerun must share with the run it resumes: the inputs (and their sizes and times) and
+    every argument that changes the output."""
+    return {
+        "inputs": [[os.path.abspath(name), os.path.getsize(name), os.stat(name).st_mtime_ns] for name in files],
+        "model": args.model,
+        "text_field": args.text_field,
+        "output_field": args.output_field,
+        "remove_disfluencies": args.remove_disfluencies,
+        "device": args.device,
+        "block_size": args.block_size,
+        "output": args.output.suffix,
+    }
+
+
+def finished_blocks(folder: Path) -> list[Path]:
+    """The blocks written so far, numbered from 0 without a gap; a temporary file a crash left is removed."""
+    for leftover in folder.glob(".*.tmp"):
+        leftover.unlink()
+    blocks = []
+    while (folder / BLOCK_NAME.format(len(blocks))).exists():
+        blocks.append(folder / BLOCK_NAME.format(len(blocks)))
+    return blocks
+
+
+def start_or_resume(folder: Path, signature: dict) -> list[Path]:
+    manifest = folder / "run.json"
+    if manifest.exists():
+        if json.loads(manifest.read_text(encoding="utf-8")) != signature:
+            raise SystemExit(f"{folder}: the blocks there are of another run (other inputs or arguments); remove the folder to start over")
+        return finished_blocks(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(manifest, json.dumps(signature, indent=1) + "\n")
+    return []
+
+
+def join_blocks(blocks: list[Path], output: Path) -> None:
+    """OUTPUT from the blocks in order, whole or not at all."""
+    if output.suffix == ".jsonl":
+        with atomic_output(output) as handle:
+            for block in blocks:
+                with open(block, encoding="utf-8") as part:
+                    shutil.copyfileobj(part, handle)
+        return
+    import datasets
+
+    handle, staging = tempfile.mkstemp(dir=output.parent, prefix=f".{output.name}.", suffix=".tmp")
+    os.close(handle)
+    try:
+        # Arrow files on disk, written to Parquet a batch at a time: memory stays flat.
+        datasets.Dataset.from_json([str(block) for block in blocks], keep_in_memory=False).to_parquet(staging)
+        os.replace(staging, output)
+    except BaseException:
+        Path(staging).unlink(missing_ok=True)
+        raise
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--input", nargs="+", required=True, help="Files or globs: .txt, .jsonl or .parquet.")
+    parser.add_argument("--output", type=Path, required=True, help="OUTPUT.jsonl or OUTPUT.parquet")
+    parser.add_argument("--engine", choices=("datasets", "ray"), default="datasets")
+    parser.add_argument("--model", default=None, help="Checkpoint folder, Hub repo id, 'default' (the default) or 'on-device'.")
+    parser.add_argument("--text_field", default="text")
+    parser.add_argument("--output_field", default="restored")
+    parser.add_argument("--batch_size", type=int, default=32)
+    parser.add_argument("--num_proc", type=int, default=None, help="Worker processes (datasets) or actors (ray).")
+    parser.add_argument("--num_gpus", type=float, default=0, help="GPUs per Ray actor (they run on cuda unless --device).")
+    parser.add_argument("--device", default=None, help="Device the model runs on, e.g. cuda:0 (default: the CPU).")
+    parser.add_argument("--block_size", type=int, default=10_000, help="Records per resumable block of output.")
+    parser.add_argument("--remove_disfluencies", action="store_true", help="The fluent text (models with a disfluency head).")
+    args = parser.parse_args(argv)
+    if args.output.suffix not in OUTPUT_SUFFIXES:
+        parser.error(f"--output {args.output}: must end in {' or '.join(OUTPUT_SUFFIXES)}")
+    for name in ("batch_size", "block_size", "num_proc"):
+        value = getattr(args, name)
+        if value is not None and value < 1:
+            parser.error(f"--{name} must be at least 1, not {value}")
+    return args
 
 
 def main(argv: list[str] | None = None) -> Path:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--input", type=Path, required=True)
-    parser.add_argument("--output", type=Path, required=True)
-    parser.add_argument("--model", default=None, help="Checkpoint directory (default: the embedded model).")
-    parser.add_argument("--batch_size", type=int, default=32)
-    parser.add_argument("--text_field", default="text")
-    parser.add_argument("--output_field", default="restored")
-    args = parser.parse_args(argv)
-
-    state = PartialState()
-    records = read_inputs(args.input, args.text_field)
-    texts = [r[args.text_field] if isinstance(r, dict) else r for r in records]
-    device = state.device if state.device.type != "cpu" else -1
-    restorer = hf_punctcase.load_pipeline(args.model, device=device)
-    part = args.output.with_name(f"{args.output.name}.part{state.process_index}")
-    with state.split_between_processes(list(range(len(texts)))) as indices:
-        results = restorer([texts[i] for i in indices], batch_size=args.batch_size) if indices else []
-        part.write_text(json.dumps([[i, r["text"]] for i, r in zip(indices, results)]), encoding="utf-8")
-    state.wait_for_everyone()
-    if state.is_main_process:
-        restored = {}
-        for k in range(state.num_processes):
-            shard = args.output.with_name(f"{args.output.name}.part{k}")
-            restored.update({i: text for i, text in json.loads(shard.read_text(encoding="utf-8"))})
-            shard.unlink()
-        with open(args.output, "w", encoding="utf-8") as handle:
-            for i, record in enumerate(records):
-                if isinstance(record, dict):
-                    handle.write(json.dumps({**record, args.output_field: restored[i]}) + "\n")
-                else:
-                    handle.write(restored[i] + "\n")
-    state.wait_for_everyone()
+    args = parse_args(argv)
+    files = input_files(args.input)
+    folder = args.output.with_name(args.output.name + ".blocks")
+    blocks = start_or_resume(folder, run_signature(files, args))
+    done = sum(1 for block in blocks for _ in open(block, encoding="utf-8"))
+    if blocks:
+        print(f"resuming after {len(blocks)} blocks ({done} records) in {folder}", file=sys.stderr)
+    stream = stream_records(files).skip(done)
+    restored = (restored_by_ray if args.engine == "ray" else restored_by_datasets)(stream, args)
+    with tqdm(initial=done, unit="record", desc="restore_corpus", dynamic_ncols=True) as bar:
+        for block in batches(restored, args.block_size):
+            path = folder / BLOCK_NAME.format(len(blocks))
+            with atomic_output(path) as handle:
+                handle.writelines(json.dumps(plain(record), ensure_ascii=False) + "\n" for record in block)
+            blocks.append(path)
+            bar.update(len(block))
+    join_blocks(blocks, args.output)
+    shutil.rmtree(folder)
     return args.output
 
 

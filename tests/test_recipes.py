@@ -1,5 +1,5 @@
 """The recipes end to end on tiny random models and fixture data: finetune (with LoRA), two-stage,
-MLM adaptation with punctuation masking, n-gram sampling, and corpus restoration with accelerate."""
+MLM adaptation with punctuation masking, n-gram sampling, and corpus restoration (tests/test_restore_corpus.py tests its resumption)."""
 
 from __future__ import annotations
 
@@ -299,21 +299,19 @@ def test_card_reads_the_corpora_of_an_older_mlm_record_off_its_command():
     assert [d.licence for d in lineage.mlm_datasets(record)] == ["CC BY-NC-ND 3.0", "CC BY-NC-SA 3.0", "CC BY-NC-ND 3.0"]
 
 
-def test_restore_corpus_across_two_processes_keeps_input_order(tiny_model_dir, tmp_path):
-    lines = [f"so what are the risks number {i} i am not technical" for i in range(9)] + ["", "we think"]
-    source = tmp_path / "in.txt"
-    source.write_text("\n".join(lines) + "\n")
-    output = tmp_path / "out.txt"
+def test_restore_corpus_streams_a_jsonl_file_through_datasets_in_input_order(tiny_model_dir, tmp_path):
+    texts = [f"so what are the risks number {i} i am not technical" for i in range(9)] + ["", "we think"]
+    source = tmp_path / "in.jsonl"
+    source.write_text("".join(json.dumps({"id": i, "text": text}) + "\n" for i, text in enumerate(texts)))
     env = {**os.environ, "OMP_NUM_THREADS": "1", "CUDA_VISIBLE_DEVICES": ""}
     command = [
-        sys.executable, "-m", "accelerate.commands.launch", "--cpu", "--num_processes", "2", "--num_machines", "1",
-        "--mixed_precision", "no", "--dynamo_backend", "no", str(RECIPES / "restore_corpus.py"),
-        "--input", str(source), "--output", str(output), "--model", tiny_model_dir, "--batch_size", "4",
+        sys.executable, str(RECIPES / "restore_corpus.py"), "--engine", "datasets", "--input", str(source),
+        "--output", str(tmp_path / "out.jsonl"), "--model", tiny_model_dir, "--batch_size", "4", "--block_size", "3",
     ]
     result = subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
     assert result.returncode == 0, result.stderr[-3000:]
-    restored = output.read_text().splitlines()
-    assert len(restored) == len(lines)
-    for original, text in zip(lines, restored):
-        assert [w.strip(",.?").lower() for w in text.split()] == original.split()
-    assert not list(tmp_path.glob("out.txt.part*"))
+    records = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
+    assert [(r["id"], r["text"]) for r in records] == list(enumerate(texts))
+    # loaded as the recipe loads it (the dtype the machine's plan picks)
+    assert [r["restored"] for r in records] == [r["text"] for r in hf_punctcase.load_pipeline(tiny_model_dir)(texts)]
+    assert not (tmp_path / "out.jsonl.blocks").exists()
