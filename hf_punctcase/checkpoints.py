@@ -127,20 +127,22 @@ def checked_format(path: str | os.PathLike, trust_remote_code: bool = False):
     config = read_config(folder)
     labels = _check_labels(folder, config)
     model_format.check(folder, config, labels, trust_remote_code)
-    _check_tokenizer_config(folder)
+    # transformers reads a tokenizer_config.json that is not an object as no tokenizer at all, and
+    # the pipeline fails later on None.
+    read_config(folder, "tokenizer_config.json")
     _check_tokenizer(folder)
     return model_format
 
 
-def read_config(folder: Path) -> dict[str, Any]:
-    """A folder's config.json as a dict, or a :class:`CheckpointError`."""
+def read_config(folder: Path, name: str = "config.json") -> dict[str, Any]:
+    """A folder's config.json (or another JSON file ``name``) as a dict, or a :class:`CheckpointError`."""
     try:
-        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+        data = json.loads((folder / name).read_text(encoding="utf-8"))
     except (ValueError, UnicodeDecodeError) as error:
-        raise fault(folder, f"config.json is not valid JSON ({one_line(error)})") from None
-    if not isinstance(config, dict):
-        raise fault(folder, "config.json does not hold a JSON object")
-    return config
+        raise fault(folder, f"{name} is not valid JSON ({one_line(error)})") from None
+    if not isinstance(data, dict):
+        raise fault(folder, f"{name} does not hold a JSON object (it holds a {type(data).__name__})")
+    return data
 
 
 def _check_labels(folder: Path, config: dict[str, Any]) -> dict[str, list[str]]:
@@ -196,18 +198,6 @@ def _check_tokenizer(folder: Path) -> None:
         f"model path {folder} lacks a tokenizer vocabulary (tokenizer.json or vocab.txt); "
         "without one every word would be unknown"
     )
-
-
-def _check_tokenizer_config(folder: Path) -> None:
-    """tokenizer_config.json must hold a JSON object: transformers reads anything else as no tokenizer
-    at all, and the pipeline fails later on ``None``."""
-    name = "tokenizer_config.json"
-    try:
-        data = json.loads((folder / name).read_text(encoding="utf-8"))
-    except (ValueError, UnicodeDecodeError) as error:
-        raise fault(folder, f"{name} is not valid JSON ({one_line(error)})") from None
-    if not isinstance(data, dict):
-        raise fault(folder, f"{name} does not hold a JSON object (it holds a {type(data).__name__})")
 
 
 def _tokenizer_json_size(folder: Path, file: Path) -> int:

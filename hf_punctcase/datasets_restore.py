@@ -13,7 +13,7 @@ from typing import Any
 DEFAULT_BATCH_SIZE = 32
 
 # One pipeline per (process, model, load options): a worker that ``Dataset.map`` forks loads its own
-# the first time it restores (a parent's torch threads and sessions are not shared across a fork).
+# the first time it restores (a parent's torch threads and ONNX Runtime InferenceSessions are not shared across a fork).
 _PIPELINES: dict[tuple, Any] = {}
 _IMPORT_PID = os.getpid()
 

@@ -176,7 +176,7 @@ class OnnxBackend:
         return result
 
     def _side_by_side_session(self):
-        """The session that sequences share when they run side by side (one thread per operator: the
+        """The InferenceSession that sequences share when they run side by side (one thread per operator: the
         threads of the pool are the parallelism), and its pool; both made on first use, and again in a
         forked child (a pool's threads do not survive a fork)."""
         if self._single_thread_session is None or self._pool_pid != os.getpid():
