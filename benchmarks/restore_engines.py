@@ -1,6 +1,6 @@
 #!/usr/bin/env python
 """Restoring a JSONL corpus with recipes/restore_corpus.py on each engine and worker count: words/s, peak
-RSS of the largest process, start-up time, and how the cost grows with the corpus.
+RSS of the largest process and of all of them, start-up time, and how the cost grows with the corpus.
 
     python benchmarks/restore_engines.py --model on-device --words 200000 1000000 --workers 1 2
     python benchmarks/restore_engines.py --engines datasets --words 1000000 10000000 --json out.json
@@ -9,10 +9,9 @@ The corpus is real TED speech (IWSLT dev2010 from ../shared/data or --data-dir, 
 unpunctuated, as ASR gives it) cut into records of ``--record-words`` words and repeated to each size,
 written once per size under --work-dir. Each run is the recipe in a process of its own, as a user runs
 it: its wall time (words/s = corpus words / (wall − start-up)), the peak resident memory of the
-largest process of the run (the recipe or a datasets worker, from ``wait4``; Ray's actors run
-in the cluster's own worker processes, which the recipe does not wait for) and its start-up: the wall time of the same command on a one-record
-corpus (imports, model load, Ray's cluster start). Each output is checked to hold every record once,
-in order. The Ray engine runs only where ray is installed (``pip install -c constraints.txt -e ".[ray]"``).
+largest process of the run and of all its processes together (the recipe, datasets' workers, Ray's
+local cluster and actors) and its start-up: the wall time of the same command on a one-record corpus
+(imports, model load, Ray's cluster start). Each output is checked to hold every record once, in order. The Ray engine runs only where ray is installed (``pip install -c constraints.txt -e ".[ray]"``).
 """
 
 from __future__ import annotations
@@ -26,6 +25,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+import psutil
 
 from hf_punctcase.data import data_dir
 from hf_punctcase.evaluation import DEV_SETS
@@ -51,17 +52,44 @@ def write_corpus(path: Path, words: list[str], total: int, record_words: int) ->
     return records
 
 
-def run_recipe(args: list[str]) -> tuple[float, float]:
-    """Wall seconds and the peak RSS (MiB) of the largest process of the run: wait4's usage of the
-    recipe covers it and every descendant it waited for, and its ru_maxrss is the largest of them (KiB)."""
+def run_recipe(args: list[str]) -> tuple[float, float, float]:
+    """Wall seconds, the peak RSS (MiB) of the largest process of the run and the peak RSS of all its
+    processes together. The run's processes are the recipe and every descendant: datasets' workers, and
+    for Ray the local cluster's processes and the actors they start; they are sampled every 0.2 s
+    (psutil), and wait4's ru_maxrss adds the exact peak of the recipe and the workers it waited for."""
     start = time.perf_counter()
     process = subprocess.Popen([sys.executable, str(RECIPE), *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _, status, usage = os.wait4(process.pid, 0)
+    largest, together = 0.0, 0.0
+    finished = None
+    while finished is None:
+        largest_now, together_now = tree_rss(process.pid)
+        largest, together = max(largest, largest_now), max(together, together_now)
+        pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+        if pid:
+            finished = status
+        else:
+            time.sleep(0.2)
     seconds = time.perf_counter() - start
-    process.returncode = os.waitstatus_to_exitcode(status)
+    process.returncode = os.waitstatus_to_exitcode(finished)
     if process.returncode != 0:
         raise SystemExit(f"restore_corpus.py {' '.join(args)} exited with {process.returncode}")
-    return seconds, usage.ru_maxrss / 1024
+    return seconds, max(largest, usage.ru_maxrss / 1024), together
+
+
+def tree_rss(pid: int) -> tuple[float, float]:
+    """The RSS (MiB) of the largest process of ``pid``'s tree, and of the whole tree."""
+    try:
+        root = psutil.Process(pid)
+        processes = [root, *root.children(recursive=True)]
+    except psutil.Error:
+        return 0.0, 0.0
+    sizes = []
+    for member in processes:
+        try:
+            sizes.append(member.memory_info().rss / 2**20)
+        except psutil.Error:
+            pass
+    return max(sizes, default=0.0), sum(sizes)
 
 
 def check_output(path: Path, records: int) -> None:
@@ -93,27 +121,27 @@ def main(argv: list[str] | None = None) -> list[dict]:
     for engine in engines:
         for workers in args.workers:
             common = ["--engine", engine, "--model", args.model, "--batch_size", str(args.batch_size), "--num_proc", str(workers)]
-            startup, _ = run_recipe(["--input", str(tiny), "--output", str(work / "startup.jsonl"), *common])
+            startup, _, _ = run_recipe(["--input", str(tiny), "--output", str(work / "startup.jsonl"), *common])
             for total in args.words:
                 corpus = work / f"corpus_{total}.jsonl"
                 records = write_corpus(corpus, words, total, args.record_words) if not corpus.exists() else sum(1 for _ in open(corpus))
                 output = work / f"out_{engine}_{workers}_{total}.jsonl"
                 output.unlink(missing_ok=True)
-                seconds, peak = run_recipe(["--input", str(corpus), "--output", str(output), *common])
+                seconds, peak, peak_together = run_recipe(["--input", str(corpus), "--output", str(output), *common])
                 check_output(output, records)
                 row = {
                     "engine": engine, "workers": workers, "words": total, "seconds": round(seconds, 1),
                     "words_per_second": round(total / max(seconds - startup, 1e-9)), "startup_seconds": round(startup, 1),
-                    "peak_rss_mib": round(peak),
+                    "peak_rss_mib": round(peak), "peak_rss_all_processes_mib": round(peak_together),
                 }
                 rows.append(row)
                 print(json.dumps(row), flush=True)
-    print("\n| engine | workers | words | wall s | words/s (after start-up) | start-up s | peak RSS MiB |")
-    print("|---|---|---|---|---|---|---|")
+    print("\n| engine | workers | words | wall s | words/s (after start-up) | start-up s | peak RSS MiB, largest process | all processes |")
+    print("|---|---|---|---|---|---|---|---|")
     for row in rows:
         print(
             f"| {row['engine']} | {row['workers']} | {row['words']:,} | {row['seconds']} | {row['words_per_second']:,} "
-            f"| {row['startup_seconds']} | {row['peak_rss_mib']:,} |"
+            f"| {row['startup_seconds']} | {row['peak_rss_mib']:,} | {row['peak_rss_all_processes_mib']:,} |"
         )
     if args.json:
         args.json.write_text(json.dumps({"model": args.model, "threads": os.cpu_count(), "rows": rows}, indent=1))

@@ -9,11 +9,12 @@ Input: ``.txt`` (one transcript a line, read as the field ``text``), ``.jsonl`` 
 (``--text_field``), several files or globs in the order given (a glob's files sorted), streamed with
 ``datasets.load_dataset(..., streaming=True)`` so that memory stays flat whatever their size. Output:
 ``OUTPUT.jsonl`` or ``OUTPUT.parquet``, every input record once, in input order, its fields kept and the
-restored text added as ``restored`` (``--output_field``).
+restored text added as ``restored`` (``--output_field``), and each word's labels and scores where
+``--words_field`` names a field for them.
 
 Engines: ``datasets`` restores the stream in this process (``--num_proc N``: each block of records goes
-through ``Dataset.map`` on N worker processes); ``ray`` hands each block of the stream to Ray
-Data (``map_batches`` over ``--num_proc`` actors, each loading the model once a block; ``--num_gpus``
+through ``Dataset.map`` on N worker processes); ``ray`` streams the input through Ray Data
+(``map_batches`` over ``--num_proc`` actors, each loading the model once for the run; ``--num_gpus``
 per actor), on a local cluster or the one ``RAY_ADDRESS`` names.
 
 Resumable: the output is written in blocks of ``--block_size`` records, each whole or not at all, into
@@ -42,6 +43,9 @@ from hf_punctcase.atomic_files import atomic_output, atomic_write_text
 BUILDERS = {".txt": "text", ".jsonl": "json", ".json": "json", ".parquet": "parquet"}
 OUTPUT_SUFFIXES = (".jsonl", ".parquet")
 BLOCK_NAME = "block-{:06d}.jsonl"
+#: Batches per Arrow block the Ray engine reads from the stream: blocks small enough to keep
+#: every actor busy, large enough that Ray's cost per block stays small.
+RAY_BLOCK_BATCHES = 4
 
 
 def input_files(patterns: list[str]) -> list[str]:
@@ -107,23 +111,48 @@ def restored_by_ray(stream, args) -> Iterator[dict]:
     context.enable_progress_bars = False
     options = restorer_options(args)
     batch_size = options.pop("batch_size")
-    # Ray 2.40's from_huggingface predates datasets 5, so each block of the stream goes to Ray Data as
-    # items; a block is restored on --num_proc actors, each loading the model once for that block.
-    for block in batches(stream, args.block_size):
-        restored = ray.data.from_items(block).map_batches(
-            hf_punctcase.Restorer,
-            fn_constructor_kwargs={**options, "batch_size": batch_size},
-            batch_size=batch_size,
-            concurrency=args.num_proc or 1,
-            num_gpus=args.num_gpus,
-            batch_format="numpy",
-        )
-        for row in restored.iter_rows():
-            yield plain(row)
+    # One Ray Dataset for the whole stream: --num_proc actors load the model once each for the run.
+    restored = ray_dataset_of(stream, rows_per_block=RAY_BLOCK_BATCHES * batch_size).map_batches(
+        hf_punctcase.Restorer,
+        fn_constructor_kwargs={**options, "batch_size": batch_size},
+        batch_size=batch_size,
+        concurrency=args.num_proc or 1,
+        num_gpus=args.num_gpus,
+        batch_format="numpy",
+    )
+    for row in restored.iter_rows():
+        yield plain(row)
+
+
+def ray_dataset_of(stream, rows_per_block: int):
+    """A 🤗 ``IterableDataset`` as a Ray Dataset: one read task iterates it in order, lazily, in Arrow
+    blocks of ``rows_per_block`` rows, and Ray's streaming executor applies its back-pressure. (Ray
+    2.40's ``from_huggingface`` predates datasets 5 and looks a dataset up on the Hub first.) The task
+    runs on a Ray worker: on a multi-node cluster the input files must be where every node reads them."""
+    from ray.data import Datasource, read_datasource
+    from ray.data.block import BlockMetadata
+    from ray.data.datasource import ReadTask
+
+    class IterableDatasetSource(Datasource):
+        def estimate_inmemory_data_size(self) -> None:
+            return None
+
+        def get_read_tasks(self, parallelism: int) -> list:
+            def read():
+                yield from stream.with_format("arrow").iter(batch_size=rows_per_block)
+
+            unknown = BlockMetadata(num_rows=None, size_bytes=None, schema=None, input_files=None, exec_stats=None)
+            return [ReadTask(read, unknown)]
+
+    # Reading asks for no CPU of its own: actors that hold every CPU of the cluster must not starve it.
+    return read_datasource(IterableDatasetSource(), ray_remote_args={"num_cpus": 0})
 
 
 def restorer_options(args) -> dict:
-    options = {"model": args.model, "column": args.text_field, "output_column": args.output_field, "batch_size": args.batch_size}
+    options = {
+        "model": args.model, "column": args.text_field, "output_column": args.output_field,
+        "words_column": args.words_field, "batch_size": args.batch_size,
+    }
     if args.remove_disfluencies:
         options["remove_disfluencies"] = True
     # A Ray actor given GPUs sees them as its devices 0, 1, ...: it runs on the first unless told.
@@ -141,6 +170,7 @@ def run_signature(files: list[str], args) -> dict:
         "model": args.model,
         "text_field": args.text_field,
         "output_field": args.output_field,
+        "words_field": args.words_field,
         "remove_disfluencies": args.remove_disfluencies,
         "device": args.device,
         "block_size": args.block_size,
@@ -198,6 +228,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--model", default=None, help="Checkpoint folder, Hub repo id, 'default' (the default) or 'on-device'.")
     parser.add_argument("--text_field", default="text")
     parser.add_argument("--output_field", default="restored")
+    parser.add_argument("--words_field", default=None, help="Also keep each word's labels and scores in this field.")
     parser.add_argument("--batch_size", type=int, default=32)
     parser.add_argument("--num_proc", type=int, default=None, help="Worker processes (datasets) or actors (ray).")
     parser.add_argument("--num_gpus", type=float, default=0, help="GPUs per Ray actor (they run on cuda unless --device).")

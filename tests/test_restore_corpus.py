@@ -11,6 +11,8 @@ import sys
 import time
 from pathlib import Path
 
+import hf_punctcase
+
 RECIPE = Path(__file__).resolve().parents[1] / "recipes" / "restore_corpus.py"
 ENV = {**os.environ, "OMP_NUM_THREADS": "1", "CUDA_VISIBLE_DEVICES": "", "TQDM_DISABLE": "1"}
 
@@ -58,3 +60,31 @@ def test_a_rerun_with_other_arguments_refuses_the_blocks_of_the_first(tiny_model
     (blocks / "run.json").write_text(json.dumps({"inputs": []}))
     result = subprocess.run(command(source, tmp_path / "out.jsonl", tiny_model_dir), capture_output=True, text=True, env=ENV, timeout=300)
     assert result.returncode != 0 and "the blocks there are of another run" in result.stderr
+
+
+def test_parquet_in_and_out_with_the_fluent_text_and_each_words_labels(tmp_path):
+    """The embedded default model (it has a disfluency head): --remove_disfluencies and --words_field
+    give, record by record, what the pipeline gives, through Parquet input and output."""
+    import datasets
+
+    sys.path.insert(0, str(RECIPE.parent))
+    import restore_corpus
+
+    texts = [f"so um what are the the risks number {i} i am not technical" for i in range(5)] + ["", "uh we think so"]
+    source = tmp_path / "in.parquet"
+    datasets.Dataset.from_dict({"id": list(range(len(texts))), "transcript": texts}).to_parquet(source)
+    output = tmp_path / "out.parquet"
+    restore_corpus.main([
+        "--input", str(source), "--text_field", "transcript", "--output", str(output), "--model", "default",
+        "--remove_disfluencies", "--words_field", "words", "--batch_size", "3", "--block_size", "2",
+    ])
+    expected = hf_punctcase.load_pipeline("default")(texts, batch_size=3, remove_disfluencies=True)
+    restored = datasets.Dataset.from_parquet(str(output)).to_list()
+    assert [row["id"] for row in restored] == list(range(len(texts)))
+    assert [row["transcript"] for row in restored] == texts
+    assert [row["restored"] for row in restored] == [result["text"] for result in expected]
+    assert "um" not in restored[0]["restored"].lower().split()
+    for row, result in zip(restored, expected):
+        assert [word["word"] for word in row["words"]] == [word["word"] for word in result["words"]]
+        assert [word["removed"] for word in row["words"]] == [word["removed"] for word in result["words"]]
+    assert not (tmp_path / "out.parquet.blocks").exists()

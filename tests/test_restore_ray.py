@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -51,3 +52,23 @@ def test_recipe_engine_ray_equals_engine_datasets(local_cluster, tiny_model_dir,
         ])
     assert outputs["ray"].read_bytes() == outputs["datasets"].read_bytes()
     assert len(outputs["ray"].read_text().splitlines()) == len(TEXTS)
+
+
+def test_recipe_with_as_many_actors_as_the_cluster_has_cpus_finishes(local_cluster, tiny_model_dir, tmp_path):
+    """Two actors on the two-CPU cluster: each holds a CPU for the whole run, and the reading of the
+    input must still be scheduled beside them (the run is given 240 s, where it takes seconds)."""
+    source = tmp_path / "in.jsonl"
+    source.write_text("".join(json.dumps({"id": i, "text": text}) + "\n" for i, text in enumerate(TEXTS * 5)))
+    output = tmp_path / "out.jsonl"
+    argv = [
+        "--engine", "ray", "--num_proc", "2", "--input", str(source), "--output", str(output),
+        "--model", tiny_model_dir, "--batch_size", "4", "--block_size", "7",
+    ]
+    run = threading.Thread(target=restore_corpus.main, args=(argv,), daemon=True)
+    run.start()
+    run.join(timeout=240)
+    assert not run.is_alive(), "the run stalled: the actors left no CPU to read the input"
+    expected = [r["text"] for r in hf_punctcase.load_pipeline(tiny_model_dir)(TEXTS * 5)]
+    rows = [json.loads(line) for line in output.read_text().splitlines()]
+    assert [row["id"] for row in rows] == list(range(len(TEXTS) * 5))
+    assert [row["restored"] for row in rows] == expected
