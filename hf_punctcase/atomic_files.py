@@ -16,17 +16,20 @@ from typing import IO
 
 
 @contextlib.contextmanager
-def atomic_output(path: str | os.PathLike, encoding: str = "utf-8", newline: str | None = None) -> Iterator[IO[str]]:
-    """Open a text stream whose content replaces ``path`` when the block ends without an exception;
-    on an exception ``path`` is left as it was and the temporary file is removed. The new file keeps
-    the permissions of the one it replaces.
+def atomic_output(
+    path: str | os.PathLike, encoding: str = "utf-8", newline: str | None = None, *, binary: bool = False
+) -> Iterator[IO]:
+    """Open a text stream (a binary one with ``binary=True``) whose content replaces ``path`` when the
+    block ends without an exception; on an exception ``path`` is left as it was and the temporary file
+    is removed. The new file keeps the permissions of the one it replaces.
 
     Through a symbolic link the file it points to is replaced, never the link; a loop of links
     raises ``OSError`` (``ELOOP``), as a shell's ``> loop`` does. A FIFO or a device (a named pipe,
     ``/dev/null``) cannot be replaced by a file without losing what it is: it is written directly."""
     target = _output_target(path)
+    mode, text_options = ("wb", {}) if binary else ("w", {"encoding": encoding, "newline": newline})
     if _is_special_file(target):
-        handle = open(target, "w", encoding=encoding, newline=newline)
+        handle = open(target, mode, **text_options)
         try:
             yield handle
             handle.close()
@@ -34,7 +37,7 @@ def atomic_output(path: str | os.PathLike, encoding: str = "utf-8", newline: str
             _close_quietly(handle)
         return
     handle = tempfile.NamedTemporaryFile(
-        "w", encoding=encoding, newline=newline, dir=target.parent, prefix=f".{target.name}.", suffix=".tmp", delete=False
+        mode, **text_options, dir=target.parent, prefix=f".{target.name}.", suffix=".tmp", delete=False
     )
     try:
         yield handle

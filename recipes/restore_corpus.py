@@ -30,7 +30,6 @@ import json
 import os
 import shutil
 import sys
-import tempfile
 from collections.abc import Iterable, Iterator
 from itertools import islice
 from pathlib import Path
@@ -110,12 +109,11 @@ def restored_by_ray(stream, args) -> Iterator[dict]:
     context.execution_options.preserve_order = True  # the output keeps the input's order
     context.enable_progress_bars = False
     options = restorer_options(args)
-    batch_size = options.pop("batch_size")
     # One Ray Dataset for the whole stream: --num_proc actors load the model once each for the run.
-    restored = ray_dataset_of(stream, rows_per_block=RAY_BLOCK_BATCHES * batch_size).map_batches(
+    restored = ray_dataset_of(stream, rows_per_block=RAY_BLOCK_BATCHES * args.batch_size).map_batches(
         hf_punctcase.Restorer,
-        fn_constructor_kwargs={**options, "batch_size": batch_size},
-        batch_size=batch_size,
+        fn_constructor_kwargs=options,
+        batch_size=args.batch_size,
         concurrency=args.num_proc or 1,
         num_gpus=args.num_gpus,
         batch_format="numpy",
@@ -188,6 +186,11 @@ def finished_blocks(folder: Path) -> list[Path]:
     return blocks
 
 
+def records_in(block: Path) -> int:
+    with open(block, encoding="utf-8") as handle:
+        return sum(1 for _ in handle)
+
+
 def start_or_resume(folder: Path, signature: dict) -> list[Path]:
     manifest = folder / "run.json"
     if manifest.exists():
@@ -209,15 +212,9 @@ def join_blocks(blocks: list[Path], output: Path) -> None:
         return
     import datasets
 
-    handle, staging = tempfile.mkstemp(dir=output.parent, prefix=f".{output.name}.", suffix=".tmp")
-    os.close(handle)
-    try:
+    with atomic_output(output, binary=True) as handle:
         # Arrow files on disk, written to Parquet a batch at a time: memory stays flat.
-        datasets.Dataset.from_json([str(block) for block in blocks], keep_in_memory=False).to_parquet(staging)
-        os.replace(staging, output)
-    except BaseException:
-        Path(staging).unlink(missing_ok=True)
-        raise
+        datasets.Dataset.from_json([str(block) for block in blocks], keep_in_memory=False).to_parquet(handle)
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -250,7 +247,7 @@ def main(argv: list[str] | None = None) -> Path:
     files = input_files(args.input)
     folder = args.output.with_name(args.output.name + ".blocks")
     blocks = start_or_resume(folder, run_signature(files, args))
-    done = sum(1 for block in blocks for _ in open(block, encoding="utf-8"))
+    done = sum(records_in(block) for block in blocks)
     if blocks:
         print(f"resuming after {len(blocks)} blocks ({done} records) in {folder}", file=sys.stderr)
     stream = stream_records(files).skip(done)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -88,3 +89,7 @@ def test_parquet_in_and_out_with_the_fluent_text_and_each_words_labels(tmp_path)
         assert [word["word"] for word in row["words"]] == [word["word"] for word in result["words"]]
         assert [word["removed"] for word in row["words"]] == [word["removed"] for word in result["words"]]
     assert not (tmp_path / "out.parquet.blocks").exists()
+    # written like every other output: the permissions a new file gets, not a temporary file's 0600
+    umask = os.umask(0)
+    os.umask(umask)
+    assert stat.S_IMODE(output.stat().st_mode) == 0o666 & ~umask
