@@ -17,6 +17,7 @@ from transformers import TrainingArguments
 import hf_punctcase
 from hf_punctcase.cards import lineage, training_records
 from hf_punctcase.training import describe_machine
+from hf_punctcase.training.progress import training_curve
 from hf_punctcase.training.mlm import DataCollatorForPunctuationMasking, masked_lm_from_encoder, masked_positions_loss
 
 from conftest import write_punctuated_corpus
@@ -27,6 +28,7 @@ sys.path.insert(0, str(RECIPES))
 import finetune  # noqa: E402
 import mlm_adapt  # noqa: E402
 import two_stage  # noqa: E402
+import training_curve as training_curve_recipe  # noqa: E402
 
 TINY_TRAINING = [
     "--per_device_train_batch_size", "4", "--learning_rate", "1e-3", "--max_steps", "6",
@@ -78,6 +80,23 @@ def test_a_resumed_run_whose_checkpoint_was_rotated_away_still_writes_its_record
     assert not (tmp_path / "run" / "checkpoint-3").exists()  # rotated away during the resumed leg
     summary = json.loads((final / "training_summary.json").read_text())
     assert summary["resumed_from_step"] == 3 and summary["global_step"] == 6
+
+    # How much the run trained is summed over both legs, and the dev F1 curve says it at each evaluation.
+    words_per_step = 4 * summary["train_words"] / summary["train_examples"]
+    entries = [e for e in summary["log_history"] if "words_seen" in e]
+    assert [e["step"] for e in entries if "eval_punct_overall_f1" in e] == [3, 6, 6]  # the last: the final evaluate()
+    assert all(e["words_seen"] == round(e["step"] * words_per_step) for e in entries)
+    first_leg = next(e for e in entries if e["step"] == 3)
+    assert summary["train_cpu_hours"] > first_leg["train_cpu_hours"] > 0
+    assert summary["train_hours"] > first_leg["train_hours"] > 0 and summary["hours_since_step"] == 0
+    assert summary["words_seen"] == round(6 * words_per_step)
+    points = training_curve(tmp_path / "run")
+    assert [p.step for p in points] == [3, 6, 6] and points[-1].train_hours == summary["train_hours"]
+    assert points[0].words_seen == first_leg["words_seen"] and 0.0 <= points[0].dev_f1["punct"] <= 1.0
+    table = training_curve_recipe.main([str(tmp_path / "run"), "--json", str(tmp_path / "curve.json")])
+    assert table.splitlines()[0].startswith("| step | words seen | hours |") and len(table.splitlines()) == 5
+    assert json.loads((tmp_path / "curve.json").read_text())[1]["words_seen"] == points[1].words_seen
+    assert f"{summary['train_hours']:.1f} h" in training_records.stage_description(summary)
 
 
 def test_finetune_from_the_embedded_default_on_the_users_text_and_dev_file(corpus, tmp_path):

@@ -41,6 +41,11 @@ def checkpoint_step(checkpoint: str | os.PathLike | None) -> int | None:
 
 def _timed_steps(record: dict) -> str:
     minutes, steps, resumed = record["train_seconds"] / 60, record["global_step"], record.get("resumed_from_step")
+    if "train_hours" in record:
+        # Summed over every leg of a run that was stopped and resumed (TrainingProgress).
+        hours = f"{record['train_hours']:.1f} h ({record['train_cpu_hours']:.1f} CPU core-hours)"
+        since = record.get("hours_since_step", 0)
+        return f"{steps} steps, {hours}" if not since else f"{steps} steps (steps {since}–{steps} took {hours})"
     if resumed is None:
         return f"{minutes:.0f} min, {steps} steps"
     return f"{steps} steps (resumed from step {resumed}; steps {resumed}–{steps} took {minutes:.0f} min)"

@@ -18,7 +18,7 @@ from .arguments import (
     ModelArguments,
     parse_recipe_args,
 )
-from .callbacks import WallClockLimit
+from .callbacks import TrainingProgress, WallClockLimit
 from .collator import DataCollatorForJointTokenClassification
 from .distillation import DistillationTrainer, add_teacher_logits, label_with_teacher
 from .mlm import (
@@ -45,6 +45,7 @@ __all__ = [
     "MlmArguments",
     "ModelArguments",
     "TrainingPools",
+    "TrainingProgress",
     "WallClockLimit",
     "add_teacher_logits",
     "build_model",

@@ -23,3 +23,38 @@ class WallClockLimit(TrainerCallback):
             control.should_evaluate = args.eval_strategy != "no"
             control.should_save = args.save_strategy != "no"
         return control
+
+
+class TrainingProgress(TrainerCallback):
+    """Writes how far a run has come into every entry of its log history, so that a run stopped and resumed
+    across many sittings still says, from its newest checkpoint alone, how much it trained.
+
+    ``words_seen``: examples seen × the mixture's mean words per example (exact on average over the
+    mixture, which every epoch visits in full). ``train_hours``: wall-clock hours of the ``train()`` calls,
+    evaluations and checkpointing included; ``train_cpu_hours``: CPU time of the training process over
+    them, in core-hours, which does not count the time the process was paused or waiting for a core.
+    Both are summed over the run's legs: a resumed leg starts from the newest entry its checkpoint holds.
+    ``hours_since_step``: the step the hours count from (0, unless the run began before it recorded them).
+    """
+
+    def __init__(self, words_per_example: float):
+        self.words_per_example = words_per_example
+        self.leg_start = self.leg_cpu_start = 0.0
+        self.hours_before = self.cpu_hours_before = 0.0
+        self.hours_since_step = 0
+
+    def on_train_begin(self, args: TrainingArguments, state: TrainerState, control: TrainerControl, **kwargs):
+        self.leg_start, self.leg_cpu_start = time.monotonic(), time.process_time()
+        earlier = next((entry for entry in reversed(state.log_history) if "train_hours" in entry), {})
+        self.hours_before = earlier.get("train_hours", 0.0)
+        self.cpu_hours_before = earlier.get("train_cpu_hours", 0.0)
+        self.hours_since_step = earlier.get("hours_since_step", 0) if earlier else state.global_step
+
+    def on_log(self, args: TrainingArguments, state: TrainerState, control: TrainerControl, logs=None, **kwargs):
+        # The Trainer appends the entry to the log history just before it calls on_log with a copy of it.
+        entry = state.log_history[-1]
+        examples_per_step = args.train_batch_size * args.gradient_accumulation_steps * args.world_size
+        entry["words_seen"] = round(state.global_step * examples_per_step * self.words_per_example)
+        entry["train_hours"] = round(self.hours_before + (time.monotonic() - self.leg_start) / 3600, 6)
+        entry["train_cpu_hours"] = round(self.cpu_hours_before + (time.process_time() - self.leg_cpu_start) / 3600, 6)
+        entry["hours_since_step"] = self.hours_since_step

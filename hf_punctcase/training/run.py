@@ -61,7 +61,7 @@ from ..checkpoints import resolve
 from ..tasks import tasks_of
 from ..tokenization import tokenize_dataset
 from .arguments import DataArguments, DistillationArguments, ModelArguments
-from .callbacks import WallClockLimit
+from .callbacks import TrainingProgress, WallClockLimit
 from .collator import DataCollatorForJointTokenClassification
 from .distillation import DistillationTrainer, label_with_teacher
 
@@ -284,6 +284,12 @@ def fall_back_from_emulated_bf16(training_args: TrainingArguments) -> None:
             training_args.mixed_precision = "no"
 
 
+def _progress_of(log_history: list[dict]) -> dict:
+    """Words seen and hours over every leg of the run, from the newest log entry that records them."""
+    entry = next((entry for entry in reversed(log_history) if "words_seen" in entry), {})
+    return {key: entry[key] for key in ("words_seen", "train_hours", "train_cpu_hours", "hours_since_step") if key in entry}
+
+
 def run(
     model_args: ModelArguments,
     data_args: DataArguments,
@@ -363,7 +369,7 @@ def run(
     # forward) leaves out the keyword-only labels of the head tasks, which the model is scored on.
     training_args.label_names = [task.label_field for task in model_tasks]
 
-    callbacks: list[TrainerCallback] = []
+    callbacks: list[TrainerCallback] = [TrainingProgress(words_per_example=train_words / len(train_tokens))]
     if data_args.max_train_minutes:
         callbacks.append(WallClockLimit(data_args.max_train_minutes))
     if data_args.early_stopping_patience:
@@ -414,8 +420,10 @@ def run(
         "train_corpora": [str(s) for s in train_specs],
         "eval_corpora": [str(s) for s in eval_specs],
         "train_words": train_words,
+        "train_examples": len(train_tokens),
         "pool_words": pool_words,
         "train_seconds": train_seconds,
+        **_progress_of(trainer.state.log_history),
         "global_step": trainer.state.global_step,
         "resumed_from_step": resumed_from_step,
         "epoch": trainer.state.epoch,
