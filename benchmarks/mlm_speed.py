@@ -22,12 +22,12 @@ from transformers import AutoTokenizer
 
 from hf_punctcase.data import data_dir, read_iwslt_cased
 from hf_punctcase.encoders import resolve_encoder
+from hf_punctcase.training.step_timing import training_step_times
 from hf_punctcase.training.mlm import (
     DataCollatorForPunctuationMasking,
     masked_lm_from_encoder,
     masked_positions_loss,
 )
-from train_speed import step_times  # benchmarks/ is on sys.path when run as a script
 
 
 def masked_batch(tokenizer, batch_size: int, block_size: int, data: str | None) -> dict[str, torch.Tensor]:
@@ -62,7 +62,7 @@ def main() -> None:
     for name, masked_only in (("full_forward", False), ("masked_positions", True)):
         torch.manual_seed(0)
         model = masked_lm_from_encoder(encoder).train()
-        times = step_times(model, batch, args.steps, bf16=True, loss_fn=masked_positions_loss if masked_only else None)
+        times = training_step_times(model, batch, args.steps, bf16=True, loss_fn=masked_positions_loss if masked_only else None)
         median = statistics.median(times)
         results[name] = {"median_seconds_per_step": median, "tokens_per_second": tokens / median}
         print(f"{name}: {median:.2f} s/step (median of {len(times)}), {tokens / median:.0f} tokens/s")

@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Training step time of the joint model on CPU: fp32 vs bf16 autocast (what ``--bf16`` gives the Trainer).
 
-    python benchmarks/train_speed.py --threads 2 --steps 12 [--encoder DIR] [--layers 6]
+    python benchmarks/train_speed.py --threads 2 --steps 12 [--encoder minilm|mpnet|DIR] [--layers 6] [--precisions fp32]
 
 One step = forward, backward and AdamW update on a batch of 16 windows of 150 words of real TED
 speech (IWSLT dev2010, lowercased, unpunctuated), as recipes/finetune.py trains. Prints the median
@@ -14,9 +14,6 @@ import argparse
 import json
 import platform
 import statistics
-import time
-from collections.abc import Callable
-from contextlib import nullcontext
 
 import torch
 from transformers import AutoTokenizer
@@ -24,7 +21,9 @@ from transformers import AutoTokenizer
 import hf_punctcase
 from hf_punctcase.data import data_dir, read_iwslt_cased
 from hf_punctcase.training.collator import DataCollatorForJointTokenClassification
-from hf_punctcase.encoders import minilm_l6_v2_path
+from hf_punctcase.training.step_timing import training_step_times
+from hf_punctcase.atomic_files import atomic_output
+from hf_punctcase.encoders import resolve_encoder
 from hf_punctcase.labels import LabelScheme
 from hf_punctcase.tokenization import tokenize_and_align_labels
 
@@ -44,23 +43,6 @@ def batch_of(tokenizer, batch_size: int, window_words: int, data: str | None):
     return DataCollatorForJointTokenClassification(tokenizer)(features)
 
 
-def step_times(model, batch, steps: int, bf16: bool, loss_fn: Callable | None = None) -> list[float]:
-    """Seconds of each of ``steps`` training steps after 2 warm-up steps; ``loss_fn(model, batch)``
-    defaults to the model's own loss."""
-    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-5)
-    context = torch.autocast("cpu", dtype=torch.bfloat16) if bf16 else nullcontext()
-    times = []
-    for _ in range(steps + 2):
-        start = time.perf_counter()
-        with context:
-            loss = loss_fn(model, batch) if loss_fn else model(**batch).loss
-        loss.backward()
-        optimizer.step()
-        optimizer.zero_grad()
-        times.append(time.perf_counter() - start)
-    return times[2:]
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--encoder", default=None)
@@ -70,22 +52,23 @@ def main() -> None:
     parser.add_argument("--batch-size", type=int, default=16)
     parser.add_argument("--window-words", type=int, default=150)
     parser.add_argument("--data-dir", default=None)
+    parser.add_argument("--precisions", nargs="+", choices=("fp32", "bf16"), default=["fp32", "bf16"])
     parser.add_argument("--json", default=None)
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
-    encoder = args.encoder or minilm_l6_v2_path()
+    encoder = resolve_encoder(args.encoder)
     tokenizer = AutoTokenizer.from_pretrained(encoder)
     batch = batch_of(tokenizer, args.batch_size, args.window_words, args.data_dir)
     results = {"machine": f"{platform.processor() or platform.machine()}, {args.threads} torch threads", "encoder": str(encoder)}
-    for precision in ("fp32", "bf16"):
+    for precision in args.precisions:
         torch.manual_seed(0)
         model = hf_punctcase.JointTokenClassificationModel.from_encoder(encoder, num_encoder_layers=args.layers).train()
-        times = step_times(model, batch, args.steps, precision == "bf16")
+        times = training_step_times(model, batch, args.steps, precision == "bf16")
         median = statistics.median(times)
         results[precision] = {"median_seconds_per_step": median, "words_per_second": args.batch_size * args.window_words / median}
         print(f"{precision}: {median:.2f} s/step (median of {len(times)}), {results[precision]['words_per_second']:.0f} words/s")
     if args.json:
-        with open(args.json, "w") as handle:
+        with atomic_output(args.json) as handle:
             json.dump(results, handle, indent=2)
 
 
