@@ -128,3 +128,28 @@ def test_words_without_text_give_no_written_form(tmp_path, monkeypatch):
     data = load_punct_case_dataset("asr_hypotheses", data_files=[path], file_split="train", written_forms=True)["train"]
     assert data["written"] == [[None, None, None, None]]
     assert mixed_case_lexicon([data]) == {}
+
+
+def test_teacher_labelled_captions_load_as_punctuated_text_and_carry_teds_licence(tmp_path, monkeypatch):
+    """restore_corpus.py's output over the TED auto-captions (the restored text in ``text``) trains as
+    punctuated text; the card names it as TED's captions, with TED's non-commercial licence."""
+    import json
+
+    from hf_punctcase.cards.lineage import corpus_dataset
+    from hf_punctcase.data.builder import NON_COMMERCIAL
+
+    monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "cache"))
+    labelled = tmp_path / "captions_default.jsonl"
+    records = [{"id": f"ted/tedx/talk{i}", "caption": "so what are the risks i am not technical",
+                "text": "So what are the risks? I am not technical."} for i in range(3)]
+    labelled.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    spec = CorpusSpec.parse(f"ted_captions_labelled:{labelled}=0.5")
+    assert spec == CorpusSpec("ted_captions_labelled", 0.5, (str(labelled),))
+    train = spec.load(None, 200, file_split="train")["train"]
+    assert train[0]["words"] == "so what are the risks i am not technical".split()
+    names = train.features["punct"].feature.names
+    assert [names[p] for p in train[0]["punct"]][4] == "QUESTION" and train[0]["domain"] == "ted"
+    row = corpus_dataset(str(spec), 27)
+    assert "auto-captions" in row.name and row.licence in NON_COMMERCIAL
+    with pytest.raises(ValueError, match="needs data_files"):
+        load_punct_case_dataset("ted_captions_labelled")

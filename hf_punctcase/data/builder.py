@@ -239,7 +239,9 @@ def _asr_hypotheses(root: Path | None, options: dict):
 
 
 #: Sources that read the user's files (``data_files``) rather than a folder of ../shared/data.
-FILE_SOURCES = ("text", "asr_hypotheses")
+#: ``ted_captions_labelled``: the TED auto-captions (``ted_captions``) as a teacher model punctuated and
+#: cased them, in recipes/restore_corpus.py's output (a ``text`` field), read as the user's text is.
+FILE_SOURCES = ("text", "asr_hypotheses", "ted_captions_labelled")
 
 #: name → (reader, domain, the splits it can give).
 SOURCES: dict[str, tuple[Source, str, tuple[str, ...]]] = {
@@ -268,6 +270,7 @@ SOURCES: dict[str, tuple[Source, str, tuple[str, ...]]] = {
         ("train", "validation", "test"),
     ),
     "text": (_text, "user", ("train", "validation", "test")),
+    "ted_captions_labelled": (_text, "ted", ("train", "validation", "test")),
     "asr_hypotheses": (_asr_hypotheses, "user", ("train", "validation", "test")),
 }
 
@@ -374,7 +377,7 @@ def load_punct_case_dataset(
     ``domain``: the ``domain`` of every example instead of the corpus's own.
 
     For the user's files (``"text"``: .txt or .jsonl punctuated text; ``"asr_hypotheses"``: .jsonl
-    references with ASR hypotheses) pass ``data_files=[...]``; ``has_casing=False`` for lowercase text;
+    references with ASR hypotheses; ``"ted_captions_labelled"``: TED auto-captions a teacher punctuated) pass ``data_files=[...]``; ``has_casing=False`` for lowercase text;
     ``text_field``: the .jsonl field holding the text. Their documents go to train/validation/test by a
     stable hash of the document id (about 90/5/5), or all to ``file_split`` (e.g. ``"train"`` when the
     dev set comes from another file).
@@ -390,7 +393,7 @@ def load_punct_case_dataset(
         raise ValueError(f"{name} has no {' or '.join(unknown)} split; it can give {list(available)}")
     is_file_source = name in FILE_SOURCES
     if is_file_source and not data_files:
-        kind = "punctuated text" if name == "text" else "reference + hypotheses"
+        kind = "reference + hypotheses" if name == "asr_hypotheses" else "punctuated text"
         raise ValueError(f'the "{name}" source needs data_files=[...] (files of {kind})')
     if not is_file_source and (data_files is not None or file_split is not None):
         raise ValueError(f"data_files and file_split are for the user's files ({', '.join(FILE_SOURCES)}), not {name!r}")
@@ -468,6 +471,10 @@ LICENCES: dict[str, tuple[str, str]] = {
     "aci_bench": ("ACI-BENCH doctor–patient dialogues (punctuation only)", "CC BY 4.0"),
     "aci_bench_asr": ("ACI-BENCH virtscribe ASR output, labels transferred from the human transcripts", "CC BY 4.0"),
     "text": ("the user's own text", "as the user's data"),
+    "ted_captions_labelled": (
+        "TEDx / TED archive auto-captions punctuated and cased by a teacher model (the teacher's training data's licences apply as well)",
+        "CC BY-NC-ND 3.0",
+    ),
     "asr_hypotheses": ("the user's ASR output, labels transferred from its reference transcripts", "as the user's data"),
 }
 
