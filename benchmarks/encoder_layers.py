@@ -11,6 +11,7 @@ the embeddings (layer 0) and after each layer. A sentence-embedding encoder trai
 from __future__ import annotations
 
 import argparse
+
 import torch
 from transformers import AutoModel, AutoTokenizer
 

@@ -25,6 +25,16 @@ class WallClockLimit(TrainerCallback):
         return control
 
 
+#: What :class:`TrainingProgress` writes into each log entry.
+PROGRESS_KEYS = ("words_seen", "train_hours", "train_cpu_hours", "hours_since_step")
+
+
+def recorded_progress(log_history: list[dict]) -> dict:
+    """Words seen and hours over every leg of a run, from the newest log entry that records them ({} if none)."""
+    entry = next((entry for entry in reversed(log_history) if "train_hours" in entry), {})
+    return {key: entry[key] for key in PROGRESS_KEYS if key in entry}
+
+
 class TrainingProgress(TrainerCallback):
     """Writes how far a run has come into every entry of its log history, so that a run stopped and resumed
     across many sittings still says, from its newest checkpoint alone, how much it trained.
@@ -45,7 +55,7 @@ class TrainingProgress(TrainerCallback):
 
     def on_train_begin(self, args: TrainingArguments, state: TrainerState, control: TrainerControl, **kwargs):
         self.leg_start, self.leg_cpu_start = time.monotonic(), time.process_time()
-        earlier = next((entry for entry in reversed(state.log_history) if "train_hours" in entry), {})
+        earlier = recorded_progress(state.log_history)
         self.hours_before = earlier.get("train_hours", 0.0)
         self.cpu_hours_before = earlier.get("train_cpu_hours", 0.0)
         self.hours_since_step = earlier.get("hours_since_step", 0) if earlier else state.global_step

@@ -20,6 +20,8 @@ from pathlib import Path
 
 from transformers.trainer_utils import get_last_checkpoint
 
+from ..cards.training_records import training_record
+
 _TASK_ORDER = {"punct": 0, "case": 1, "disfl": 2}
 _OVERALL_F1 = re.compile(r"^eval_(?P<task>\w+?)_overall_f1$")
 
@@ -39,10 +41,9 @@ class CurvePoint:
 
 
 def _history_of(folder: Path) -> list[dict] | None:
-    for name in ("trainer_state.json", "training_summary.json"):
-        if (folder / name).is_file():
-            return json.loads((folder / name).read_text())["log_history"]
-    return None
+    state = folder / "trainer_state.json"
+    record = json.loads(state.read_text()) if state.is_file() else training_record(folder)
+    return record["log_history"] if record is not None else None
 
 
 def log_history(path: str | os.PathLike) -> list[dict]:

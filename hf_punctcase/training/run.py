@@ -61,7 +61,7 @@ from ..checkpoints import resolve
 from ..tasks import tasks_of
 from ..tokenization import tokenize_dataset
 from .arguments import DataArguments, DistillationArguments, ModelArguments
-from .callbacks import TrainingProgress, WallClockLimit
+from .callbacks import TrainingProgress, WallClockLimit, recorded_progress
 from .collator import DataCollatorForJointTokenClassification
 from .distillation import DistillationTrainer, label_with_teacher
 
@@ -284,12 +284,6 @@ def fall_back_from_emulated_bf16(training_args: TrainingArguments) -> None:
             training_args.mixed_precision = "no"
 
 
-def _progress_of(log_history: list[dict]) -> dict:
-    """Words seen and hours over every leg of the run, from the newest log entry that records them."""
-    entry = next((entry for entry in reversed(log_history) if "words_seen" in entry), {})
-    return {key: entry[key] for key in ("words_seen", "train_hours", "train_cpu_hours", "hours_since_step") if key in entry}
-
-
 def run(
     model_args: ModelArguments,
     data_args: DataArguments,
@@ -423,7 +417,7 @@ def run(
         "train_examples": len(train_tokens),
         "pool_words": pool_words,
         "train_seconds": train_seconds,
-        **_progress_of(trainer.state.log_history),
+        **recorded_progress(trainer.state.log_history),
         "global_step": trainer.state.global_step,
         "resumed_from_step": resumed_from_step,
         "epoch": trainer.state.epoch,
