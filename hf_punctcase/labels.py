@@ -129,11 +129,15 @@ def _upper(text: str) -> str:
     ("ß" → "SS" would change the word) or is the capital of another letter: "ı", "ſ" and "ẛ"
     capitalise to "I", "S" and "Ṡ", which lowercase to "i", "s" and "ṡ", so the word would no longer
     be the input word up to case."""
+    if text.isascii():  # ASCII letters map one to one: most words, without a loop per character
+        return text.upper()
     return "".join(up if len(up := ch.upper()) == 1 and up.lower() == ch.lower() else ch for ch in text)
 
 
 def _lower(text: str) -> str:
     """Lowercase character by character, with the same guard ("İ" → "i̇" is two characters)."""
+    if text.isascii():
+        return text.lower()
     return "".join(low if len(low := ch.lower()) == 1 else ch for ch in text)
 
 
