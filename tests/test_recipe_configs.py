@@ -15,6 +15,7 @@ from hf_punctcase.training import (
     DistillationArguments,
     MlmArguments,
     ModelArguments,
+    load_config,
     parse_recipe_args,
     two_stage,
 )
@@ -40,7 +41,7 @@ def test_config_parses_with_the_recipe_its_usage_line_names(config: Path):
     assert usage, f"{config.name} has no '# python recipes/RECIPE.py recipes/configs/{config.name}' line"
     recipe = usage.group(1)
     if recipe == "two_stage":
-        values = two_stage.load_config(config)
+        values = load_config(config)
         stages = [key for key in values if re.fullmatch(r"stage\d+", key)]
         assert {"stage1", "stage2"} <= set(stages)
         for stage in stages:
@@ -58,12 +59,20 @@ def test_a_config_that_extends_another_changes_only_what_it_names(tmp_path: Path
         "stage1: {encoder: minilm, max_steps: 10}\nstage2: {max_steps: 5}\n"
     )
     (tmp_path / "child.yaml").write_text("extends: base.yaml\noutput_dir: runs/child\nstage1: {encoder: runs/mlm/final}\n")
-    assert two_stage.load_config(tmp_path / "child.yaml") == {
+    assert load_config(tmp_path / "child.yaml") == {
         "output_dir": "runs/child",
         "common": {"learning_rate": 1.0e-4, "seed": 1},
         "stage1": {"encoder": "runs/mlm/final", "max_steps": 10},
         "stage2": {"max_steps": 5},
     }
+
+
+def test_a_single_run_config_that_extends_another_parses_with_the_others_values(tmp_path: Path):
+    (tmp_path / "base.yaml").write_text("output_dir: runs/base\nmodel_family: cnn_bilstm\ntokenizer_name_or_path: tok\nmax_steps: 10\nseed: 1\n")
+    (tmp_path / "child.yaml").write_text("extends: base.yaml\noutput_dir: runs/child\nconfig_overrides: hidden_size=256\n")
+    model_args, _, training_args = parse_recipe_args(SINGLE_RUN_ARGUMENTS["finetune"], [str(tmp_path / "child.yaml")])
+    assert (model_args.model_family, model_args.config_overrides) == ("cnn_bilstm", "hidden_size=256")
+    assert (training_args.output_dir, training_args.max_steps, training_args.seed) == ("runs/child", 10, 1)
 
 
 def test_recipes_are_command_lines_over_the_package():

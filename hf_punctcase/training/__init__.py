@@ -16,6 +16,7 @@ from .arguments import (
     DistillationArguments,
     MlmArguments,
     ModelArguments,
+    load_config,
     parse_recipe_args,
 )
 from .callbacks import TrainingProgress, WallClockLimit
@@ -32,7 +33,7 @@ from .mlm import (
 from .sampling import sample_external
 from .run import TrainingPools, build_model, describe_machine, load_dev_sets, load_training_pools, run
 from .shrinking import corpus_word_counts, shrink_encoder, shrink_for_corpora, subword_counts, vocabulary_for_budget
-from .two_stage import load_config, run_stages, stage_arguments, stage_names
+from .two_stage import run_stages, stage_arguments, stage_names
 
 __all__ = [
     "TEXT_SPLITS",

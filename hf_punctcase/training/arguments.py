@@ -10,12 +10,19 @@ configs (``window_words: 150``):
         (ModelArguments, DataArguments, TrainingArguments), ["--output_dir", "runs/x", "--train_corpora", "swda"]
     )
     run(model_args, data_args, training_args)
+
+A YAML config may start with ``extends: OTHER.yaml`` (a path relative to the file): it is the other
+config with only the keys this one names changed (:func:`load_config`).
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
 
 from transformers import HfArgumentParser
 
@@ -261,10 +268,25 @@ class MlmArguments:
             raise ValueError(f"--masking must be random or punctuation, got {self.masking!r}")
 
 
+def load_config(path: str | os.PathLike) -> dict:
+    """A recipe config, with the config it ``extends`` (if any) under it: top-level values are
+    replaced, mappings (a two-stage config's ``common`` and stages) merged key by key."""
+    path = Path(path)
+    config = yaml.safe_load(path.read_text())
+    base = config.pop("extends", None)
+    if base is None:
+        return config
+    merged = load_config(path.parent / base)
+    for key, value in config.items():
+        merged[key] = {**merged.get(key, {}), **value} if isinstance(value, dict) else value
+    return merged
+
+
 def parse_recipe_args(dataclass_types: Sequence[type], argv: Sequence[str]) -> tuple:
-    """A recipe's arguments: one YAML file with every key, or command-line flags."""
+    """A recipe's arguments: one YAML file with every key (or the keys it changes in the config it
+    ``extends``), or command-line flags."""
     parser = HfArgumentParser(tuple(dataclass_types))
     argv = list(argv)
     if len(argv) == 1 and argv[0].endswith((".yaml", ".yml")):
-        return parser.parse_yaml_file(argv[0])
+        return parser.parse_dict(load_config(argv[0]))
     return parser.parse_args_into_dataclasses(argv)

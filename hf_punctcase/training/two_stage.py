@@ -11,30 +11,15 @@ last one is the model to use, with its card (which lists every stage).
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
-import yaml
 from transformers import HfArgumentParser, TrainingArguments
 
 from .arguments import DataArguments, ModelArguments
 from .run import run
 
 _STAGE = re.compile(r"stage\d+")
-
-
-def load_config(path: str | os.PathLike) -> dict:
-    """A recipe config, with the config it ``extends`` (if any) under it."""
-    path = Path(path)
-    config = yaml.safe_load(path.read_text())
-    base = config.pop("extends", None)
-    if base is None:
-        return config
-    merged = load_config(path.parent / base)
-    for key, value in config.items():
-        merged[key] = {**merged.get(key, {}), **value} if isinstance(value, dict) else value
-    return merged
 
 
 def stage_names(config: dict) -> list[str]:
