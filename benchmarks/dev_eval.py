@@ -15,7 +15,9 @@ ASR output, scored against the human transcript after alignment); with ``--asr-d
 (recipes/speech_loop.py) as a reference set and an ASR set over the same documents. The pipeline sees each reference's words
 lowercased and unpunctuated (for the ASR set: the ASR words). Sets without reliable casing are scored on
 punctuation only. Casing is compared with the `truecase` package (a statistical truecaser, `pip install -e
-".[bench]"`) as a baseline.
+".[bench]"`) as a baseline. Because the pipeline capitalises after each sentence end it writes, a
+casing error can be punctuation's: each cased set also reports how many casing errors fall on words
+whose sentence start the reference and the restored text dispute, and the casing F1 on the other words.
 
 ``--outputs DIR`` writes each reference set's restored words (``DIR/<set>.jsonl``, one document a line: each
 word's text, labels and scores) and every score without timings (``DIR/scores.json``): two runs whose
@@ -45,6 +47,7 @@ from hf_punctcase.evaluation import (
 )
 from hf_punctcase.labels import case_label_of
 from hf_punctcase.metrics import PunctCase
+from hf_punctcase.restoration import SENTENCE_END_LABELS
 
 
 
@@ -61,6 +64,19 @@ def scored_pairs(references, predictions, key: str, reference_key: str) -> list[
         for label, word in zip(getattr(ref, reference_key), predicted)
         if label is not None
     ]
+
+
+def starts_agree(references, predictions) -> list[bool]:
+    """Per scored casing label: whether the reference and the restored text agree on a sentence start
+    before the word (a document's first word starts one in both)."""
+    agree = []
+    for ref, predicted in zip(references, predictions):
+        reference_end = restored_end = True
+        for label, mark, word in zip(ref.case, ref.punct, predicted):
+            if label is not None:
+                agree.append(reference_end == restored_end)
+            reference_end, restored_end = mark in SENTENCE_END_LABELS, word["punctuation"] in SENTENCE_END_LABELS
+    return agree
 
 
 def main() -> None:
@@ -118,6 +134,14 @@ def main() -> None:
         if dev_set.has_casing:
             case_pairs = scored_pairs(references, predictions, "casing", "case")
             entry["casing"] = PunctCase.scores_from_pairs(case_pairs, "LOWER", scheme.case_labels)
+            # Consistent casing capitalises after a sentence end: how much of the casing error is punctuation's.
+            agree = starts_agree(references, predictions)
+            errors = [label != predicted for label, predicted in case_pairs]
+            entry["casing_errors"] = sum(errors)
+            entry["casing_errors_at_disputed_starts"] = sum(e and not a for e, a in zip(errors, agree))
+            entry["casing_at_agreed_starts"] = PunctCase.scores_from_pairs(
+                [pair for pair, a in zip(case_pairs, agree) if a], "LOWER", scheme.case_labels
+            )
             if truecaser is not None:
                 truecase_pairs = [
                     (label, predicted)
@@ -149,6 +173,13 @@ def main() -> None:
         f"device {restorer.device}, torch {torch.__version__}, {torch.get_num_threads()} threads\n"
     )
     print(markdown_table(report))
+    for name, entry in report.items():
+        if "casing_errors" in entry:
+            print(
+                f"\n{name}: {entry['casing_errors_at_disputed_starts']:,} of {entry['casing_errors']:,} casing errors "
+                "are on words whose sentence start the reference and the restored text dispute; casing F1 on "
+                f"the words whose start they agree on: {100 * entry['casing_at_agreed_starts']['overall_f1']:.1f}"
+            )
     if args.outputs:
         untimed = {name: {key: value for key, value in entry.items() if key != "words_per_second"}
                    for name, entry in report.items()}
