@@ -20,6 +20,10 @@ per actor), on a local cluster or the one ``RAY_ADDRESS`` names.
 Resumable: the output is written in blocks of ``--block_size`` records, each whole or not at all, into
 the folder OUTPUT.blocks beside it, and joined into OUTPUT at the end; a rerun with the same arguments
 after a crash skips the blocks already written.
+
+Provenance: ``OUTPUT.provenance.json`` beside the output names the model and lists the data it was
+trained on; a checkpoint trained on the restored text (``text:OUTPUT``, ``ted_captions_labelled:OUTPUT``)
+lists them in its card, since the labels it learnt are that model's.
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ from tqdm.auto import tqdm
 
 import hf_punctcase
 from hf_punctcase.atomic_files import atomic_output, atomic_write_text
+from hf_punctcase.cards.lineage import write_provenance
 
 BUILDERS = {".txt": "text", ".jsonl": "json", ".json": "json", ".parquet": "parquet"}
 OUTPUT_SUFFIXES = (".jsonl", ".parquet")
@@ -259,6 +264,8 @@ def main(argv: list[str] | None = None) -> Path:
                 handle.writelines(json.dumps(plain(record), ensure_ascii=False) + "\n" for record in block)
             blocks.append(path)
             bar.update(len(block))
+    write_provenance(args.output, args.model, text_field=args.text_field, output_field=args.output_field,
+                     remove_disfluencies=args.remove_disfluencies)
     join_blocks(blocks, args.output)
     shutil.rmtree(folder)
     return args.output

@@ -220,3 +220,40 @@ def test_rows_of_checkpoints_several_back_count_them_instead_of_repeating():
     assert _one_checkpoint_back("base checkpoint, base checkpoint, stage 1") == "base checkpoint (3 checkpoints back), stage 1"
     assert _one_checkpoint_back("base checkpoint (3 checkpoints back), MLM adaptation") == "base checkpoint (4 checkpoints back), MLM adaptation"
     assert _one_checkpoint_back("") == "base checkpoint" and _one_checkpoint_back(None) == "base checkpoint"
+
+
+def test_text_a_model_punctuated_carries_that_models_data_in_the_card(tiny_model_dir, tmp_path):
+    """restore_corpus.py records which model restored a file and what that model was trained on; a
+    checkpoint trained on the file lists those corpora (here the embedded default's, its Switchboard
+    disfluency calls among them); a teacher-labelled file without the record makes the licence unknown."""
+    from hf_punctcase.cards.lineage import read_provenance, write_provenance
+
+    labelled = tmp_path / "captions_default.jsonl"
+    labelled.write_text(json.dumps({"id": "ted/tedx/a", "text": "So what are the risks?"}) + "\n")
+    write_provenance(labelled, "default", text_field="caption", output_field="text")
+    assert read_provenance(labelled)["model"] == "default"
+
+    def trained_on(specs: list[str], folder: Path) -> str:
+        shutil.copytree(tiny_model_dir, folder)
+        summary = {
+            "command": "python recipes/finetune.py --train_corpora " + " ".join(specs), "train_corpora": specs,
+            "pool_words": {spec: 4 for spec in specs}, "train_words": 4, "train_seconds": 1, "global_step": 1, "epoch": 1.0,
+        }
+        (folder / "training_summary.json").write_text(json.dumps(summary))
+        return card_for_checkpoint(folder)
+
+    card = trained_on([f"ted_captions_labelled:{labelled}", "mts_dialog"], tmp_path / "recorded")
+    front = check_card_metadata(card)
+    assert front["license_name"] == "non-commercial" and "switchboard_disfluency" in front["datasets"]
+    assert "| Switchboard calls with Meteer disfluency markup — punctuated captions_default.jsonl: its model's data, " in card
+    assert not [row for row in card.splitlines() if row.startswith("|") and str(tmp_path) in row]  # no machine's paths
+
+    unrecorded = tmp_path / "captions_other.jsonl"
+    shutil.copy(labelled, unrecorded)
+    card = trained_on([f"ted_captions_labelled:{unrecorded}"], tmp_path / "unrecorded")
+    assert "| the training data of the model that punctuated captions_other.jsonl | not recorded | unknown |" in card
+    # the user's own text: nothing more without a record; a model found nowhere here leaves the licence unknown
+    assert "model that punctuated" not in trained_on([f"text:{unrecorded}"], tmp_path / "own")
+    write_provenance(unrecorded, "someone/elsewhere")
+    assert read_provenance(unrecorded)["model_training_data"] is None
+    assert _front(trained_on([f"text:{unrecorded}"], tmp_path / "hub"))["license"] == "unknown"

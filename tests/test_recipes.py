@@ -334,3 +334,7 @@ def test_restore_corpus_streams_a_jsonl_file_through_datasets_in_input_order(tin
     # loaded as the recipe loads it (the dtype the machine's plan picks)
     assert [r["restored"] for r in records] == [r["text"] for r in hf_punctcase.load_pipeline(tiny_model_dir)(texts)]
     assert not (tmp_path / "out.jsonl.blocks").exists()
+    provenance = lineage.read_provenance(tmp_path / "out.jsonl")  # which model labelled it, for the cards trained on it
+    assert provenance["model"] == tiny_model_dir and provenance["options"]["output_field"] == "restored"
+    # the tiny model has neither a training record nor a card: what it was trained on is unknown
+    assert {row["licence"] for row in provenance["model_training_data"]} == {"unknown"}

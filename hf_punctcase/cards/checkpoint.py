@@ -10,7 +10,7 @@ from pathlib import Path
 from ..encoders import PYPI_PACKAGES
 from .card import render_model_card
 from .facts import DevSetEvaluation, PunctCaseCardFacts, architecture_of
-from .lineage import base_checkpoint, mlm_datasets, record_datasets, teacher_datasets
+from .lineage import base_checkpoint, mlm_datasets, stage_datasets
 from .training_records import mlm_description, mlm_record, stage_description, training_chain, training_record
 from .weights import INT8_WEIGHTS, parameter_count, stored_dtype
 
@@ -58,7 +58,7 @@ def card_data_for_checkpoint(
         datasets += base.datasets
         base_model_id = base.hub_id
     for k, (_, record) in enumerate(chain):
-        for d in record_datasets(record) + teacher_datasets(record):
+        for d in stage_datasets(record):
             if len(chain) > 1:
                 d.description = f"stage {k + 1}" + (f", {d.description}" if d.description else "")
             datasets.append(d)

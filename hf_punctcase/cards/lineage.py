@@ -1,6 +1,7 @@
 """The training data a checkpoint carries, with the licences of each corpus, through everything its
 weights come from: its own training stages, the MLM adaptation of its encoder, the teacher it was
-distilled from, and the joint checkpoint it was trained further from.
+distilled from, the model that punctuated text it was trained on (recipes/restore_corpus.py), and the
+joint checkpoint it was trained further from.
 
 Licences follow the weights: a checkpoint trained further from another joint checkpoint carries that
 checkpoint's training data, read from its training records (``training_summary.json``) or, where it
@@ -12,9 +13,11 @@ embedded default, which is not published on the Hub.
 from __future__ import annotations
 
 import json
+import os
 import re
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 from huggingface_hub import ModelCard
 
@@ -157,16 +160,97 @@ def _lineage_datasets(folder: Path) -> list[TrainingDataset]:
         return base.datasets if base is not None else []
     chain = training_chain(folder, record)
     base = base_checkpoint(chain[0][1].get("init"))
-    return (base.datasets if base is not None else []) + [d for _, stage in chain for d in record_datasets(stage)]
+    return (base.datasets if base is not None else []) + [d for _, stage in chain for d in stage_datasets(stage)]
+
+
+def stage_datasets(summary: dict) -> list[TrainingDataset]:
+    """One stage's corpora, and the data of the models whose labels it learnt: a distillation teacher's
+    and that of the model that restored a corpus file."""
+    return record_datasets(summary) + teacher_datasets(summary) + restored_text_datasets(summary)
+
+
+def _model_datasets(model: str | Path) -> list[TrainingDataset]:
+    """Everything a model named as the pipeline names it was trained on: an embedded model or a local
+    checkpoint folder; nothing for a model found nowhere here."""
+    from ..embedded import embedded_model_dir
+
+    folder = embedded_model_dir(model) or Path(model).expanduser()
+    return _lineage_datasets(folder) if folder.is_dir() else []
 
 
 def teacher_datasets(summary: dict) -> list[TrainingDataset]:
     """A distilled student learns from its teacher's training data too: it carries those licences."""
-    from ..embedded import embedded_model_dir
-
     teacher = (summary.get("distillation") or {}).get("teacher")
-    folder = (embedded_model_dir(teacher) or Path(teacher)) if teacher else None
-    datasets = _lineage_datasets(folder) if folder is not None and folder.is_dir() else []
+    datasets = _model_datasets(teacher) if teacher else []
     for d in datasets:
         d.description = "teacher's data" + (f", {d.description}" if d.description else "")
+    return datasets
+
+
+def restoring_model_training_data(model: str | Path | None) -> list[dict] | None:
+    """The rows of a model's training data (None names the default, as the pipeline's); None where they
+    are not known (a model found nowhere here, or a folder without a training record or a card that lists
+    its data)."""
+    return [asdict(d) for d in _model_datasets(model if model is not None else "default")] or None
+
+
+def provenance_path(corpus: str | os.PathLike) -> Path:
+    """Where the record of the model that restored a corpus file lies: ``FILE.provenance.json``."""
+    corpus = Path(corpus)
+    return corpus.with_name(corpus.name + ".provenance.json")
+
+
+def write_provenance(corpus: str | os.PathLike, model: str | os.PathLike | None, **options: Any) -> Path:
+    """Record next to a restored corpus file which model restored it and the data that model was trained
+    on, as they are now: a checkpoint trained on the restored text carries those licences (its card lists
+    them), even after the model is replaced."""
+    from ..atomic_files import atomic_write_text
+    from ..version import __version__
+
+    record = {
+        "model": str(model if model is not None else "default"),
+        "hf_punctcase": __version__,
+        "options": options,
+        # None: what it was trained on is not known here (a Hub id whose card is not read)
+        "model_training_data": restoring_model_training_data(model),
+    }
+    path = provenance_path(corpus)
+    atomic_write_text(path, json.dumps(record, indent=1, ensure_ascii=False) + "\n")
+    return path
+
+
+def read_provenance(corpus: str | os.PathLike) -> dict | None:
+    """The record :func:`write_provenance` left next to ``corpus``, or None."""
+    path = provenance_path(corpus)
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+
+
+def restored_text_datasets(summary: dict) -> list[TrainingDataset]:
+    """Text a model punctuated carries that model's training data: each corpus file of the stage with a
+    provenance record (``FILE.provenance.json``, written by recipes/restore_corpus.py) adds the data the
+    record lists. A teacher-labelled source without a record adds a row of unknown licence."""
+    from ..data.builder import TEACHER_LABELLED_SOURCES
+    from ..data.mixing import CorpusSpec
+
+    datasets = []
+    for spec in summary.get("train_corpora", []):
+        try:
+            corpus = CorpusSpec.parse(spec)
+        except ValueError:  # a corpus an older release knew: its row says so (corpus_dataset)
+            continue
+        for file in corpus.data_files:
+            name = Path(file).name  # a card names no machine's paths
+            provenance = read_provenance(file)
+            rows = (provenance or {}).get("model_training_data")
+            if rows is None:
+                if provenance is not None or corpus.name in TEACHER_LABELLED_SOURCES:
+                    datasets.append(TrainingDataset(
+                        f"the training data of the model that punctuated {name}", None, "unknown",
+                        words_note="not recorded",
+                    ))
+                continue
+            for row in rows:
+                d = TrainingDataset(**row)
+                d.description = f"punctuated {name}: its model's data" + (f", {d.description}" if d.description else "")
+                datasets.append(d)
     return datasets

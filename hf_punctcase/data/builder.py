@@ -242,6 +242,8 @@ def _asr_hypotheses(root: Path | None, options: dict):
 #: ``ted_captions_labelled``: the TED auto-captions (``ted_captions``) as a teacher model punctuated and
 #: cased them, in recipes/restore_corpus.py's output (a ``text`` field), read as the user's text is.
 FILE_SOURCES = ("text", "asr_hypotheses", "ted_captions_labelled")
+#: File sources whose labels a model gave: a checkpoint trained on them carries that model's data.
+TEACHER_LABELLED_SOURCES = ("ted_captions_labelled",)
 
 #: name → (reader, domain, the splits it can give).
 SOURCES: dict[str, tuple[Source, str, tuple[str, ...]]] = {
@@ -472,7 +474,7 @@ LICENCES: dict[str, tuple[str, str]] = {
     "aci_bench_asr": ("ACI-BENCH virtscribe ASR output, labels transferred from the human transcripts", "CC BY 4.0"),
     "text": ("the user's own text", "as the user's data"),
     "ted_captions_labelled": (
-        "TEDx / TED archive auto-captions punctuated and cased by a teacher model (the teacher's training data's licences apply as well)",
+        "TEDx / TED archive auto-captions punctuated and cased by a teacher model (whose training data are listed too)",
         "CC BY-NC-ND 3.0",
     ),
     "asr_hypotheses": ("the user's ASR output, labels transferred from its reference transcripts", "as the user's data"),
