@@ -16,6 +16,7 @@ from transformers import TrainingArguments
 
 import hf_punctcase
 from hf_punctcase.cards import lineage, training_records
+from hf_punctcase.cards.checkpoint import card_for_checkpoint
 from hf_punctcase.training import describe_machine
 from hf_punctcase.training.progress import training_curve
 from hf_punctcase.training.mlm import DataCollatorForPunctuationMasking, masked_lm_from_encoder, masked_positions_loss
@@ -64,6 +65,23 @@ def test_finetune_recipe_trains_evaluates_and_writes_card(tiny_encoder_dir, corp
     restorer = hf_punctcase.load_pipeline(str(final))
     words = [w["word"].lower() for w in restorer("so what are the risks")["words"]]
     assert words == ["so", "what", "are", "the", "risks"]
+
+    # Every checkpoint holds the run's record as it stood at that step, so that it is carded as final/ is.
+    checkpoints = sorted((tmp_path / "run").glob("checkpoint-*"), key=lambda folder: int(folder.name.split("-")[1]))
+    assert checkpoints  # the best one is kept (save_total_limit 1)
+    for checkpoint in checkpoints:
+        record = json.loads((checkpoint / "training_summary.json").read_text())
+        state = json.loads((checkpoint / "trainer_state.json").read_text())
+        assert record["global_step"] == state["global_step"] == int(checkpoint.name.split("-")[1])
+        evaluations = [entry for entry in state["log_history"] if "eval_punct_overall_f1" in entry]
+        assert record["dev_metrics"]["eval_punct_overall_f1"] == evaluations[-1]["eval_punct_overall_f1"]
+        assert record["log_history"] == state["log_history"]
+        assert {k: record[k] for k in ("command", "train_corpora", "pool_words", "train_words")} == {
+            k: summary[k] for k in ("command", "train_corpora", "pool_words", "train_words")
+        }
+    step = record["global_step"]
+    card = card_for_checkpoint(checkpoints[-1])
+    assert "the user's own text" in card and f"{step} steps" in card
 
 
 def test_a_resumed_run_whose_checkpoint_was_rotated_away_still_writes_its_record(tiny_encoder_dir, corpus, tmp_path):

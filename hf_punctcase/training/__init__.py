@@ -19,7 +19,7 @@ from .arguments import (
     load_config,
     parse_recipe_args,
 )
-from .callbacks import TrainingProgress, WallClockLimit
+from .callbacks import CheckpointRecord, TrainingProgress, WallClockLimit
 from .collator import DataCollatorForJointTokenClassification
 from .distillation import DistillationTrainer, add_teacher_logits, label_with_teacher
 from .mlm import (
@@ -37,6 +37,7 @@ from .two_stage import run_stages, stage_arguments, stage_names
 
 __all__ = [
     "TEXT_SPLITS",
+    "CheckpointRecord",
     "DataArguments",
     "DataCollatorForJointTokenClassification",
     "DataCollatorForPunctuationMasking",

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import time
+from collections.abc import Callable
+from pathlib import Path
 
 from transformers import TrainerCallback, TrainerControl, TrainerState, TrainingArguments
+from transformers.trainer_utils import PREFIX_CHECKPOINT_DIR
+
+from ..atomic_files import atomic_write_text
 
 
 class WallClockLimit(TrainerCallback):
@@ -68,3 +74,34 @@ class TrainingProgress(TrainerCallback):
         entry["train_hours"] = round(self.hours_before + (time.monotonic() - self.leg_start) / 3600, 6)
         entry["train_cpu_hours"] = round(self.cpu_hours_before + (time.process_time() - self.leg_cpu_start) / 3600, 6)
         entry["hours_since_step"] = self.hours_since_step
+
+
+#: The record of training a checkpoint folder holds, beside its weights (hf_punctcase.cards reads it).
+TRAINING_RECORD = "training_summary.json"
+
+
+def latest_evaluation(log_history: list[dict]) -> dict:
+    """The metrics of the newest evaluation in a log history ({} if none)."""
+    entry = next((entry for entry in reversed(log_history) if any(key.startswith("eval_") for key in entry)), {})
+    return {key: value for key, value in entry.items() if key.startswith("eval_") or key == "epoch"}
+
+
+class CheckpointRecord(TrainerCallback):
+    """Writes the run's training record into every checkpoint the Trainer saves, as the finished run writes
+    it into ``final/``: any checkpoint of a long run can then be carded, shipped or pushed as it stands,
+    with the data and licences it was trained on and how far it had come. ``record(state, leg_seconds)``
+    builds it; ``leg_seconds`` is the wall-clock time of this ``train()`` call so far."""
+
+    def __init__(self, record: Callable[[TrainerState, float], dict]):
+        self.record = record
+        self.leg_start = time.monotonic()
+
+    def on_train_begin(self, args: TrainingArguments, state: TrainerState, control: TrainerControl, **kwargs):
+        self.leg_start = time.monotonic()
+
+    def on_save(self, args: TrainingArguments, state: TrainerState, control: TrainerControl, **kwargs):
+        # The Trainer calls on_save once the checkpoint folder is written.
+        folder = Path(args.output_dir) / f"{PREFIX_CHECKPOINT_DIR}-{state.global_step}"
+        if state.is_world_process_zero and folder.is_dir():
+            record = self.record(state, time.monotonic() - self.leg_start)
+            atomic_write_text(folder / TRAINING_RECORD, json.dumps(record, indent=2))

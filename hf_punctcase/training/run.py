@@ -16,7 +16,8 @@ CNN-BiLSTM trained from scratch on its own subword tokenizer (``model_family="cn
 hf_punctcase.data.mixing), each document cut into windows of ``window_words`` words, read once: the
 MIXED-case lexicon comes from the same pass (the ``written`` column). Dev set: the validation splits
 of ``eval_corpora`` and the user's ``validation_file``. OUTPUT/final gets the model, its card
-(README.md, figures measured through the pipeline on the dev set) and training_summary.json.
+(README.md, figures measured through the pipeline on the dev set) and training_summary.json; every
+checkpoint gets training_summary.json as it stood at its step, so that it is carded like final/.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from transformers import (
     PreTrainedTokenizerBase,
     Trainer,
     TrainerCallback,
+    TrainerState,
     TrainingArguments,
     pipeline,
     set_seed,
@@ -61,7 +63,7 @@ from ..checkpoints import resolve
 from ..tasks import tasks_of
 from ..tokenization import tokenize_dataset
 from .arguments import DataArguments, DistillationArguments, ModelArguments
-from .callbacks import TrainingProgress, WallClockLimit, recorded_progress
+from .callbacks import TRAINING_RECORD, CheckpointRecord, TrainingProgress, WallClockLimit, latest_evaluation, recorded_progress
 from .collator import DataCollatorForJointTokenClassification
 from .distillation import DistillationTrainer, label_with_teacher
 
@@ -363,7 +365,44 @@ def run(
     # forward) leaves out the keyword-only labels of the head tasks, which the model is scored on.
     training_args.label_names = [task.label_field for task in model_tasks]
 
-    callbacks: list[TrainerCallback] = [TrainingProgress(words_per_example=train_words / len(train_tokens))]
+    run_record = {
+        "command": command,
+        "init": source,
+        "train_corpora": [str(s) for s in train_specs],
+        "eval_corpora": [str(s) for s in eval_specs],
+        "train_words": train_words,
+        "train_examples": len(train_tokens),
+        "pool_words": pool_words,
+    }
+    run_details = {
+        "torch_threads": torch.get_num_threads(),
+        "training_machine": data_args.training_machine or describe_machine(training_args),
+    }
+    if data_args.validation_file:
+        run_details["validation_file"] = str(data_args.validation_file)
+    if file_split is not None:
+        run_details["text_split"] = "all"
+    if teacher_record is not None:
+        run_details["distillation"] = teacher_record
+
+    def training_summary(state: TrainerState, train_seconds: float, dev_metrics: dict) -> dict:
+        return {
+            **run_record,
+            "train_seconds": train_seconds,
+            **recorded_progress(state.log_history),
+            "global_step": state.global_step,
+            "resumed_from_step": resumed_from_step,
+            "epoch": state.epoch,
+            "best_checkpoint": state.best_model_checkpoint,
+            "dev_metrics": dev_metrics,
+            **run_details,
+            "log_history": state.log_history,
+        }
+
+    callbacks: list[TrainerCallback] = [
+        TrainingProgress(words_per_example=train_words / len(train_tokens)),
+        CheckpointRecord(lambda state, seconds: training_summary(state, seconds, latest_evaluation(state.log_history))),
+    ]
     if data_args.max_train_minutes:
         callbacks.append(WallClockLimit(data_args.max_train_minutes))
     if data_args.early_stopping_patience:
@@ -408,35 +447,11 @@ def run(
         stop_simulating_int8_storage(final_model)
     final_model.save_pretrained(final)
     tokenizer.save_pretrained(final)
-    summary = {
-        "command": command,
-        "init": source,
-        "train_corpora": [str(s) for s in train_specs],
-        "eval_corpora": [str(s) for s in eval_specs],
-        "train_words": train_words,
-        "train_examples": len(train_tokens),
-        "pool_words": pool_words,
-        "train_seconds": train_seconds,
-        **recorded_progress(trainer.state.log_history),
-        "global_step": trainer.state.global_step,
-        "resumed_from_step": resumed_from_step,
-        "epoch": trainer.state.epoch,
-        "best_checkpoint": trainer.state.best_model_checkpoint,
-        "dev_metrics": metrics,
-        "torch_threads": torch.get_num_threads(),
-        "training_machine": data_args.training_machine or describe_machine(training_args),
-        "log_history": trainer.state.log_history,
-    }
-    if data_args.validation_file:
-        summary["validation_file"] = str(data_args.validation_file)
-    if file_split is not None:
-        summary["text_split"] = "all"
-    if teacher_record is not None:
-        summary["distillation"] = teacher_record
+    summary = training_summary(trainer.state, train_seconds, metrics)
     if data_args.model_card:
         restorer = pipeline("punct-case", model=str(final))
         summary["pipeline_dev"] = {name: evaluate_dataset(restorer, dev) for name, dev in dev_parts.items()}
-    (final / "training_summary.json").write_text(json.dumps(summary, indent=2))
+    (final / TRAINING_RECORD).write_text(json.dumps(summary, indent=2))
     hub_id = training_args.hub_model_id if training_args.push_to_hub else None
     (final / "README.md").write_text(card_for_checkpoint(final, repo_id=hub_id))
     if hub_id:
