@@ -59,9 +59,13 @@ def mlm_description(record: dict) -> str:
     )
 
 
+#: The finetuning recipe's record of training, in its final folder and in each checkpoint it saves.
+TRAINING_RECORD = "training_summary.json"
+
+
 def training_record(folder: Path) -> dict | None:
     """The finetuning recipe's record of a checkpoint folder (training_summary.json), if any."""
-    path = folder / "training_summary.json"
+    path = folder / TRAINING_RECORD
     return json.loads(path.read_text()) if path.is_file() else None
 
 

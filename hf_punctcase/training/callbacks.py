@@ -11,6 +11,7 @@ from transformers import TrainerCallback, TrainerControl, TrainerState, Training
 from transformers.trainer_utils import PREFIX_CHECKPOINT_DIR
 
 from ..atomic_files import atomic_write_text
+from ..cards.training_records import TRAINING_RECORD
 
 
 class WallClockLimit(TrainerCallback):
@@ -74,10 +75,6 @@ class TrainingProgress(TrainerCallback):
         entry["train_hours"] = round(self.hours_before + (time.monotonic() - self.leg_start) / 3600, 6)
         entry["train_cpu_hours"] = round(self.cpu_hours_before + (time.process_time() - self.leg_cpu_start) / 3600, 6)
         entry["hours_since_step"] = self.hours_since_step
-
-
-#: The record of training a checkpoint folder holds, beside its weights (hf_punctcase.cards reads it).
-TRAINING_RECORD = "training_summary.json"
 
 
 def latest_evaluation(log_history: list[dict]) -> dict:

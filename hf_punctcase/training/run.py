@@ -54,7 +54,7 @@ from ..evaluation import compute_metrics_for, evaluate_dataset
 from ..hub import push_to_hub
 from ..labels import DISFLUENCY_LABELS, LabelScheme
 from ..cards.checkpoint import card_for_checkpoint
-from ..cards.training_records import checkpoint_step
+from ..cards.training_records import TRAINING_RECORD, checkpoint_step
 from ..auto import AutoModelForJointTokenClassification
 from ..models import FAMILIES
 from ..models.joint_transformer import JointTokenClassificationConfig
@@ -63,7 +63,7 @@ from ..checkpoints import resolve
 from ..tasks import tasks_of
 from ..tokenization import tokenize_dataset
 from .arguments import DataArguments, DistillationArguments, ModelArguments
-from .callbacks import TRAINING_RECORD, CheckpointRecord, TrainingProgress, WallClockLimit, latest_evaluation, recorded_progress
+from .callbacks import CheckpointRecord, TrainingProgress, WallClockLimit, latest_evaluation, recorded_progress
 from .collator import DataCollatorForJointTokenClassification
 from .distillation import DistillationTrainer, label_with_teacher
 
@@ -365,6 +365,13 @@ def run(
     # forward) leaves out the keyword-only labels of the head tasks, which the model is scored on.
     training_args.label_names = [task.label_field for task in model_tasks]
 
+    if training_args.resume_from_checkpoint == "latest":
+        # A run stopped and started again with the same command goes on from its newest checkpoint, if any.
+        training_args.resume_from_checkpoint = (
+            get_last_checkpoint(training_args.output_dir) if Path(training_args.output_dir).is_dir() else None
+        )
+    # Read now: with save_total_limit the Trainer deletes the checkpoint it resumed from once newer ones exist.
+    resumed_from_step = checkpoint_step(training_args.resume_from_checkpoint)
     run_record = {
         "command": command,
         "init": source,
@@ -373,17 +380,15 @@ def run(
         "train_words": train_words,
         "train_examples": len(train_tokens),
         "pool_words": pool_words,
-    }
-    run_details = {
         "torch_threads": torch.get_num_threads(),
         "training_machine": data_args.training_machine or describe_machine(training_args),
     }
     if data_args.validation_file:
-        run_details["validation_file"] = str(data_args.validation_file)
+        run_record["validation_file"] = str(data_args.validation_file)
     if file_split is not None:
-        run_details["text_split"] = "all"
+        run_record["text_split"] = "all"
     if teacher_record is not None:
-        run_details["distillation"] = teacher_record
+        run_record["distillation"] = teacher_record
 
     def training_summary(state: TrainerState, train_seconds: float, dev_metrics: dict) -> dict:
         return {
@@ -395,7 +400,6 @@ def run(
             "epoch": state.epoch,
             "best_checkpoint": state.best_model_checkpoint,
             "dev_metrics": dev_metrics,
-            **run_details,
             "log_history": state.log_history,
         }
 
@@ -422,13 +426,6 @@ def run(
         callbacks=callbacks,
         **trainer_kwargs,
     )
-    if training_args.resume_from_checkpoint == "latest":
-        # A run stopped and started again with the same command goes on from its newest checkpoint, if any.
-        training_args.resume_from_checkpoint = (
-            get_last_checkpoint(training_args.output_dir) if Path(training_args.output_dir).is_dir() else None
-        )
-    # Read now: with save_total_limit the Trainer deletes the checkpoint it resumed from once newer ones exist.
-    resumed_from_step = checkpoint_step(training_args.resume_from_checkpoint)
     start = time.time()
     trainer.train(resume_from_checkpoint=training_args.resume_from_checkpoint)
     train_seconds = time.time() - start
