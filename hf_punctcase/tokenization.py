@@ -111,9 +111,9 @@ def tokenize_dataset(
     """Tokenise a labelled dataset (``words``, ``punct``, ``case`` columns) for training.
 
     Labels sit on first subwords, -100 elsewhere and where a source gave no label (``MISSING_LABEL``). An example
-    longer than ``max_length`` subwords becomes several, overlapping by ``stride`` subwords; a word cut
-    at the start of a continuation window is not labelled there (its first subword is in the window
-    before). Each of ``tasks`` (the model's, :func:`hf_punctcase.tasks.tasks_of`; default: punctuation
+    longer than ``max_length`` subwords becomes several, overlapping by ``stride`` subwords; the first
+    word of a continuation window is not labelled there when the window before holds its start (a word
+    cut, or the overlap's first word), so that with ``stride=0`` each word is labelled exactly once. Each of ``tasks`` (the model's, :func:`hf_punctcase.tasks.tasks_of`; default: punctuation
     and casing) gives a subword label column (``<task>_labels``) from its word column (``punct``,
     ``case``, ``disfluency``, ...; all ignored where the dataset has none). `datasets` caches the result. A dataset with the teacher's per-word logits
     (:func:`hf_punctcase.training.distillation.add_teacher_logits`) also gets the token-level teacher columns.
@@ -132,13 +132,15 @@ def tokenize_dataset(
         )
         origins = encoding.pop("overflow_to_sample_mapping")
         columns = {name: [] for name in sources.values()}
-        previous_origin = None
+        previous_origin, previous_words = None, set()
         for i, origin in enumerate(origins):
             word_ids = list(encoding.word_ids(i))
+            seen = set(word_ids)
             if origin == previous_origin:  # a continuation window: its first word may be cut
                 first = next((w for w in word_ids if w is not None), None)
-                word_ids = [None if w == first else w for w in word_ids]
-            previous_origin = origin
+                if first in previous_words:  # its first subword, which carries the label, is in the window before
+                    word_ids = [None if w == first else w for w in word_ids]
+            previous_origin, previous_words = origin, seen
             for source, name in sources.items():
                 if source in batch:
                     labels = [IGNORE_INDEX if label < 0 else label for label in batch[source][origin]]

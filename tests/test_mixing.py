@@ -7,6 +7,8 @@ import pytest
 
 from hf_punctcase.data import CorpusSpec, cap_words, count_words, load_punct_case_dataset, weighted_mix, window_examples
 from hf_punctcase.evaluation import evaluate_dataset
+from hf_punctcase.labels import MISSING_LABEL
+from hf_punctcase.restoration import plan_windows
 
 from conftest import write_punctuated_corpus
 
@@ -39,6 +41,28 @@ def test_window_examples_recuts_each_document_in_order_without_losing_words():
     assert windows["doc_id"] == ["a"] * 4 + ["b"] + ["c"] * 3
     assert [w for ws in windows["words"] for w in ws] == [w for ws in data["words"] for w in ws]
     assert all(len(p) == len(w) for p, w in zip(windows["punct"], windows["words"]))
+
+
+def test_window_examples_with_context_label_each_word_once_as_the_pipeline_windows_it():
+    data = _rows({"a": [7, 5, 9], "b": [4], "c": [12, 3]})
+    data = data.map(lambda row, i: {"punct": [i % 3] * len(row["words"])}, with_indices=True)  # labels tell rows apart
+    windows = window_examples(data, window_words=8, context_words=2, batch_size=None)
+    for doc_id in ("a", "b", "c"):
+        words = [w for d, ws in zip(data["doc_id"], data["words"]) if d == doc_id for w in ws]
+        labels = [x for d, ps in zip(data["doc_id"], data["punct"]) if d == doc_id for x in ps]
+        rows = [i for i, d in enumerate(windows["doc_id"]) if d == doc_id]
+        planned = list(plan_windows(len(words), 8, 2))
+        assert len(rows) == len(planned)
+        scored_words, scored_labels = [], []
+        for row, window in zip(rows, planned):
+            assert windows["words"][row] == words[window.start : window.end]
+            kept = [(w, x) for w, x in zip(windows["words"][row], windows["punct"][row]) if x != MISSING_LABEL]
+            scored_words += [w for w, _ in kept]
+            scored_labels += [x for _, x in kept]
+            assert windows["case"][row][: window.core_start - window.start] == [MISSING_LABEL] * (window.core_start - window.start)
+        # Every word is scored once, in order, with its own label; the rest is context.
+        assert scored_words == words and scored_labels == labels
+    assert max(len(w) for w in windows["words"]) == 8
 
 
 def test_weighted_mix_repeats_and_subsamples():

@@ -60,6 +60,10 @@ def test_finetune_recipe_trains_evaluates_and_writes_card(tiny_encoder_dir, corp
     assert summary["train_words"] == 2 * summary["pool_words"][f"text:{corpus}=2"]
     dev = summary["pipeline_dev"]["text"]
     assert 0.0 <= dev["punct_overall_f1"] <= 1.0 and dev["words"] > 0
+    # The Trainer scores the dev set in the pipeline's windows: each word once (its context unscored),
+    # also where a window overflows the tiny encoder's 128 positions and is cut in two.
+    assert summary["eval_windows"] == {"window_words": 200, "context_words": 50}
+    assert summary["dev_metrics"]["eval_punct_words"] == summary["dev_metrics"]["eval_case_words"] == dev["words"]
     card = (final / "README.md").read_text()
     assert card.startswith("---\n") and "the user's own text" in card and f"{100 * dev['punct_overall_f1']:.1f}" in card
     restorer = hf_punctcase.load_pipeline(str(final))
@@ -92,12 +96,14 @@ def test_a_resumed_run_whose_checkpoint_was_rotated_away_still_writes_its_record
         "--encoder", tiny_encoder_dir, "--output_dir", str(tmp_path / "run"),
         "--train_corpora", f"text:{corpus}=2", "--eval_corpora", f"text:{corpus}", *no_best,
     ]
+    args += ["--eval_with_context", "false"]  # the dev set in sentence chunks of --window_words, no context
     finetune.main([*args, "--max_steps", "3"])  # the last value of a repeated flag wins
     assert (tmp_path / "run" / "checkpoint-3").is_dir()
     final = finetune.main([*args, "--resume_from_checkpoint", str(tmp_path / "run" / "checkpoint-3")])
     assert not (tmp_path / "run" / "checkpoint-3").exists()  # rotated away during the resumed leg
     summary = json.loads((final / "training_summary.json").read_text())
     assert summary["resumed_from_step"] == 3 and summary["global_step"] == 6
+    assert summary["eval_windows"] == {"sentence_chunks_of": 40}
 
     # How much the run trained is summed over both legs, and the dev F1 curve says it at each evaluation.
     words_per_step = 4 * summary["train_words"] / summary["train_examples"]

@@ -117,6 +117,35 @@ def test_tokenize_dataset_with_stride(tiny_tokenizer):
     assert sum(label != -100 for row in tokenized["punct_labels"][:-1] for label in row) >= len(words)
 
 
+def test_the_dev_set_in_the_pipelines_windows_scores_each_word_once_in_order(tiny_tokenizer):
+    """Windows of 200 words overflow the tiny model's 128 positions: cut without overlap, no word is
+    labelled twice, and the context words around each core are not labelled at all."""
+    import datasets
+
+    from hf_punctcase.tasks import tasks_of
+    from hf_punctcase.training import tokenize_dev_set
+
+    rng = random.Random(0)
+    config = tiny_config()
+    lengths = {"long": [40] * 13, "short": [30]}
+    rows = []
+    for doc_id, chunks in lengths.items():
+        for length in chunks:
+            rows.append({
+                "doc_id": doc_id, "domain": "x", "words": [rng.choice(["so", "what", "technical", "w1", "w22"]) for _ in range(length)],
+                "punct": [rng.randrange(4) for _ in range(length)], "case": [rng.randrange(2) for _ in range(length)],
+            })
+    dev = datasets.Dataset.from_list(rows)
+    tokens = tokenize_dev_set(dev, tiny_tokenizer, config, True, 96, tasks_of(config))
+    assert max(len(ids) for ids in tokens["input_ids"]) == config.max_position_embeddings  # a window was cut
+    for column, label_field in (("punct", "punct_labels"), ("case", "case_labels")):
+        scored = [label for row in tokens[label_field] for label in row if label != -100]
+        assert scored == [label for row in dev[column] for label in row]
+    # The loaded examples as they are, to --max_seq_length, without context.
+    plain = tokenize_dev_set(dev, tiny_tokenizer, config, False, 96, tasks_of(config))
+    assert max(len(ids) for ids in plain["input_ids"]) <= 96
+
+
 def test_the_dev_set_defaults_and_the_split_of_the_users_files():
     from hf_punctcase.training import DataArguments
 

@@ -28,7 +28,8 @@ import datasets
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..labels import LabelScheme, build_mixed_case_lexicon, case_label_of
+from ..labels import MISSING_LABEL, LabelScheme, build_mixed_case_lexicon, case_label_of
+from ..restoration import plan_windows
 from ..tasks import TASKS
 from .builder import FILE_SOURCES, SOURCES, load_punct_case_dataset
 
@@ -118,14 +119,22 @@ def cap_words(dataset: datasets.Dataset, max_words: int) -> datasets.Dataset:
     return dataset
 
 
-def window_examples(dataset: datasets.Dataset, window_words: int, batch_size: int = 2000) -> datasets.Dataset:
-    """Re-cut each document's examples into consecutive windows of ``window_words`` words.
+def window_examples(
+    dataset: datasets.Dataset, window_words: int, batch_size: int | None = 2000, context_words: int = 0
+) -> datasets.Dataset:
+    """Re-cut each document's examples into windows of ``window_words`` words.
 
     ``load_punct_case_dataset`` cuts documents at sentence ends by default, so every example would start
     a sentence; inference windows start anywhere, and training should see the same. Loading with
-    ``windows=True`` cuts those windows in one pass; this re-cuts a dataset already loaded. Examples of
-    one document must be adjacent (as the loader writes them); a document that straddles two map
-    batches gives one short window more.
+    ``windows=True`` cuts those windows in one pass; this re-cuts a dataset already loaded.
+
+    With ``context_words`` the windows are the pipeline's (:func:`~hf_punctcase.restoration.plan_windows`):
+    each answers for its middle ``window_words - 2 * context_words`` words and sees up to
+    ``context_words`` words on each side, whose labels are left out (-1, as a label a source cannot
+    give), so that a dev set scored on them counts each word once, with the context the pipeline
+    gives it. Examples of one document must be adjacent (as the loader writes them); a document that
+    straddles two map batches gives one short window more, and no context across that cut
+    (``batch_size=None``: the whole dataset in one batch).
     """
     if window_words < 1:
         raise ValueError(f"window_words must be ≥ 1, got {window_words}")
@@ -140,19 +149,21 @@ def window_examples(dataset: datasets.Dataset, window_words: int, batch_size: in
                 end += 1
             words = [w for row in batch["words"][index:end] for w in row]
             labels = {c: [x for row in batch[c][index:end] for x in row] for c in label_columns}
-            for start in range(0, len(words), window_words):
-                stop = start + window_words
+            for window in plan_windows(len(words), window_words, context_words):
+                before, after = window.core_start - window.start, window.end - window.core_end
                 for name in batch:
                     if name == "words":
-                        out[name].append(words[start:stop])
+                        out[name].append(words[window.start : window.end])
                     elif name in label_columns:
-                        out[name].append(labels[name][start:stop])
+                        core = labels[name][window.core_start : window.core_end]
+                        out[name].append([MISSING_LABEL] * before + core + [MISSING_LABEL] * after)
                     else:
                         out[name].append(batch[name][index])
             index = end
         return out
 
-    return dataset.map(recut, batched=True, batch_size=batch_size, desc=f"windows of {window_words} words")
+    described = f"windows of {window_words} words" + (f", {context_words} of context" if context_words else "")
+    return dataset.map(recut, batched=True, batch_size=batch_size, desc=described)
 
 
 def mixed_case_lexicon(parts: Iterable[datasets.Dataset], min_count: int = 2) -> dict[str, str]:

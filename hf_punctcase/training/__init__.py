@@ -31,7 +31,7 @@ from .mlm import (
     run_mlm_adaptation,
 )
 from .sampling import sample_external
-from .run import TrainingPools, build_model, describe_machine, load_dev_sets, load_training_pools, run
+from .run import TrainingPools, build_model, describe_machine, load_dev_sets, load_training_pools, run, tokenize_dev_set
 from .shrinking import corpus_word_counts, shrink_encoder, shrink_for_corpora, subword_counts, vocabulary_for_budget
 from .two_stage import run_stages, stage_arguments, stage_names
 
@@ -70,5 +70,6 @@ __all__ = [
     "stage_arguments",
     "stage_names",
     "subword_counts",
+    "tokenize_dev_set",
     "vocabulary_for_budget",
 ]

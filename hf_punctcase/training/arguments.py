@@ -178,6 +178,15 @@ class DataArguments:
         },
     )
     window_words: int = field(default=150, metadata={"help": "Words per training example."})
+    eval_with_context: bool = field(
+        default=True,
+        metadata={
+            "help": "Score the dev set in the pipeline's windows: 200 words, of which the middle 100 are scored "
+            "with 50 words of context on each side, so that the Trainer ranks checkpoints on what the pipeline "
+            "sees. False: each dev document cut at sentence ends into examples of at most "
+            "--window_words words, every word scored without context (half the evaluation time)."
+        },
+    )
     max_seq_length: int = field(default=256, metadata={"help": "Subwords per example (longer ones are split)."})
     max_train_words: int | None = field(default=None, metadata={"help": "Cap the training mixture at this many words."})
     max_eval_words: int | None = field(default=None, metadata={"help": "Cap each dev corpus at this many words."})

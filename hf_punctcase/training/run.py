@@ -15,7 +15,8 @@ CNN-BiLSTM trained from scratch on its own subword tokenizer (``model_family="cn
 (``model_name_or_path``; ``"default"`` is the model shipped inside the package). Data: corpus specs with sampling weights (``ted=0.5 mts_dialog=3``, see
 hf_punctcase.data.mixing), each document cut into windows of ``window_words`` words, read once: the
 MIXED-case lexicon comes from the same pass (the ``written`` column). Dev set: the validation splits
-of ``eval_corpora`` and the user's ``validation_file``. OUTPUT/final gets the model, its card
+of ``eval_corpora`` and the user's ``validation_file``, which the Trainer scores in the pipeline's windows
+and context (``eval_with_context``). OUTPUT/final gets the model, its card
 (README.md, figures measured through the pipeline on the dev set) and training_summary.json; every
 checkpoint gets training_summary.json as it stood at its step, so that it is carded like final/.
 """
@@ -38,6 +39,7 @@ from transformers import (
     AutoConfig,
     AutoTokenizer,
     EarlyStoppingCallback,
+    PretrainedConfig,
     PreTrainedModel,
     PreTrainedTokenizerBase,
     Trainer,
@@ -48,7 +50,16 @@ from transformers import (
     set_seed,
 )
 
-from ..data import FILE_SOURCES, CorpusSpec, cap_words, count_words, load_punct_case_dataset, mixed_case_lexicon, weighted_mix
+from ..data import (
+    FILE_SOURCES,
+    CorpusSpec,
+    cap_words,
+    count_words,
+    load_punct_case_dataset,
+    mixed_case_lexicon,
+    weighted_mix,
+    window_examples,
+)
 from ..data.asr_noise import AsrNoiseModel, add_asr_noise
 from ..evaluation import compute_metrics_for, evaluate_dataset
 from ..hub import push_to_hub
@@ -59,8 +70,9 @@ from ..auto import AutoModelForJointTokenClassification
 from ..models import FAMILIES
 from ..models.joint_transformer import JointTokenClassificationConfig
 from ..quantization import simulate_int8_storage, stop_simulating_int8_storage
+from ..restoration import DEFAULT_CONTEXT_WORDS, DEFAULT_WINDOW_WORDS, max_input_length
 from ..checkpoints import resolve
-from ..tasks import tasks_of
+from ..tasks import Task, tasks_of
 from ..tokenization import tokenize_dataset
 from .arguments import DataArguments, DistillationArguments, ModelArguments
 from .callbacks import CheckpointRecord, TrainingProgress, WallClockLimit, latest_evaluation, recorded_progress
@@ -174,6 +186,27 @@ def load_dev_sets(
     if max_eval_words:
         dev = {name: cap_words(data, max_eval_words) for name, data in dev.items()}
     return dev
+
+
+def tokenize_dev_set(
+    dev: datasets.Dataset,
+    tokenizer: PreTrainedTokenizerBase,
+    config: PretrainedConfig,
+    with_context: bool,
+    max_seq_length: int,
+    tasks: Sequence[Task],
+) -> datasets.Dataset:
+    """The dev set as the Trainer scores it. ``with_context``: in the pipeline's windows (each word
+    scored once, in the middle of a window, with the pipeline's context on each side), tokenised to the
+    model's input length as the pipeline does; a window longer than that is cut without overlap, so that
+    no word counts twice. Otherwise its examples as loaded (sentence chunks), to ``max_seq_length``."""
+    lowercase = config.lowercase_input
+    if not with_context:
+        return tokenize_dataset(dev, tokenizer, max_seq_length, lowercase=lowercase, tasks=tasks)
+    # One batch: a document cut across two would lose its context at the cut.
+    windows = window_examples(dev, DEFAULT_WINDOW_WORDS, batch_size=None, context_words=DEFAULT_CONTEXT_WORDS)
+    length = max_input_length(config.max_position_embeddings, tokenizer.model_max_length)
+    return tokenize_dataset(windows, tokenizer, length, stride=0, lowercase=lowercase, tasks=tasks)
 
 
 # ---- model -----------------------------------------------------------------------------------------
@@ -357,9 +390,9 @@ def run(
     train_tokens = tokenize_dataset(
         train, tokenizer, data_args.max_seq_length, lowercase=lowercase, num_proc=data_args.num_proc, tasks=model_tasks,
     )
-    dev_tokens = tokenize_dataset(
-        datasets.concatenate_datasets(list(dev_parts.values())), tokenizer, data_args.max_seq_length, lowercase=lowercase,
-        tasks=model_tasks,
+    dev_tokens = tokenize_dev_set(
+        datasets.concatenate_datasets(list(dev_parts.values())), tokenizer, model.config, data_args.eval_with_context,
+        data_args.max_seq_length, model_tasks,
     )
     # The label columns this model's batches carry: the Trainer's default (every *label* argument of
     # forward) leaves out the keyword-only labels of the head tasks, which the model is scored on.
@@ -377,6 +410,11 @@ def run(
         "init": source,
         "train_corpora": [str(s) for s in train_specs],
         "eval_corpora": [str(s) for s in eval_specs],
+        "eval_windows": (
+            {"window_words": DEFAULT_WINDOW_WORDS, "context_words": DEFAULT_CONTEXT_WORDS}
+            if data_args.eval_with_context
+            else {"sentence_chunks_of": data_args.window_words}
+        ),
         "train_words": train_words,
         "train_examples": len(train_tokens),
         "pool_words": pool_words,
