@@ -2,8 +2,9 @@
 Piper TTS → pink noise / speed → PocketSphinx n-best and Whisper tiny.en 1-best, WER per hypothesis.
 
 The output is JSON lines that the ``asr_hypotheses`` corpus reads (labels transferred from each
-reference), plus OUTPUT.summary.json with the WER distribution and the loop's speed. Rerunning the
-same command resumes where it stopped.
+reference), plus OUTPUT.summary.json with the WER distribution and the loop's speed, and
+OUTPUT.provenance.json naming the corpus the text came from (a model trained on the output carries its
+licence, and its card lists it). Rerunning the same command resumes where it stopped.
 
     # training data: TED train talks (the 5% test share and the dev talks are never read)
     python recipes/speech_loop.py --documents ted-train --max-utterances 2000 --output runs/speech/ted_train.jsonl
@@ -32,6 +33,7 @@ from pathlib import Path
 from hf_punctcase.data import data_dir, document_split, read_iwslt_cased, read_ted_talks, read_text_files
 from hf_punctcase.data.asr_noise import AsrNoiseModel
 from hf_punctcase.atomic_files import atomic_write_text
+from hf_punctcase.cards.lineage import write_text_provenance
 from hf_punctcase.speech import SpeechLoopConfig, read_records, run_speech_loop, utterances
 
 #: The dev set's settings: one modern recogniser (PocketSphinx's errors on noisy speech are far from
@@ -96,7 +98,12 @@ def main(argv: list[str] | None = None) -> dict:
         for utterance in islice(utterances([(doc_id, text)], args.max_words), args.utterances_per_document)
     )
     summary = run_speech_loop(list(islice(items, args.max_utterances)), args.output, config, processes=args.processes)
+    # A model trained on the output carries the licence of the text it was made from (its card says so).
+    text_corpus = "ted" if args.documents in ("ted-train", "ted-dev") else "text"
+    made_by = f"the speech loop's ASR output ({', '.join(config.recognizers)}) of its sentences spoken by piper-tts"
+    write_text_provenance(args.output, made_by, [text_corpus], documents=args.documents)
     if args.one_best_copy:
+        write_text_provenance(args.one_best_copy, made_by, [text_corpus], documents=args.documents)
         records = read_records(args.output)
         atomic_write_text(args.one_best_copy, "".join(
             json.dumps({**record, "hypotheses": record["hypotheses"][:1], "wer": record["wer"][:1]}, ensure_ascii=False) + "\n"

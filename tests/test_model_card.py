@@ -257,3 +257,29 @@ def test_text_a_model_punctuated_carries_that_models_data_in_the_card(tiny_model
     write_provenance(unrecorded, "someone/elsewhere")
     assert read_provenance(unrecorded)["model_training_data"] is None
     assert _front(trained_on([f"text:{unrecorded}"], tmp_path / "hub"))["license"] == "unknown"
+
+
+def test_asr_output_and_simulated_asr_errors_carry_the_licence_of_the_text_they_came_from(tiny_model_dir, tmp_path):
+    """The speech loop records the corpus its text came from; a checkpoint trained on its output lists
+    that corpus and licence (not only "as the user's data"), and the pools of --asr_noise_corpora
+    (recorded as asr_noise:SPEC) get rows of their own."""
+    from hf_punctcase.cards.lineage import write_text_provenance
+
+    hypotheses = tmp_path / "ted_train.jsonl"
+    hypotheses.write_text("")
+    write_text_provenance(hypotheses, "the speech loop's ASR output", ["ted"], documents="ted-train")
+    folder = tmp_path / "trained"
+    shutil.copytree(tiny_model_dir, folder)
+    specs = [f"asr_hypotheses:{hypotheses}=4", "mts_dialog"]
+    summary = {
+        "command": "python recipes/finetune.py", "train_corpora": specs,
+        "pool_words": {specs[0]: 7, "mts_dialog": 5, "asr_noise:swda=0.1": 11},
+        "train_words": 23, "train_seconds": 1, "global_step": 1, "epoch": 1.0,
+    }
+    (folder / "training_summary.json").write_text(json.dumps(summary))
+    card = card_for_checkpoint(folder)
+    front = check_card_metadata(card)
+    assert {"ted", "swda", "mts_dialog"} <= set(front["datasets"]) and front["license_name"] == "non-commercial"
+    assert "| TED talks, punctuated (duplicates and IWSLT dev/test talks excluded) — ted_train.jsonl: the speech loop's ASR output |" in card
+    assert "| Switchboard Dialog Act corpus — with simulated ASR errors, weight 0.1 | 11 | CC BY-NC-SA 3.0 |" in card
+    assert str(tmp_path) not in card

@@ -17,6 +17,7 @@ import os
 import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from collections.abc import Sequence
 from typing import Any
 
 from huggingface_hub import ModelCard
@@ -137,8 +138,17 @@ def corpus_dataset(spec: str, words: int | None) -> TrainingDataset:
 
 def record_datasets(summary: dict) -> list[TrainingDataset]:
     """The corpora a training record says one stage was trained on, with their words and licences."""
+    from ..data.asr_noise import ASR_NOISE_POOL
+
     if "train_corpora" in summary:
-        return [corpus_dataset(spec, summary["pool_words"].get(spec, 0)) for spec in summary["train_corpora"]]
+        rows = [corpus_dataset(spec, summary["pool_words"].get(spec, 0)) for spec in summary["train_corpora"]]
+        # --asr_noise_corpora: pools of their own, recorded as "asr_noise:SPEC"
+        for key, words in summary["pool_words"].items():
+            if key.startswith(ASR_NOISE_POOL):
+                row = corpus_dataset(key[len(ASR_NOISE_POOL):], words)
+                row.description = "with simulated ASR errors" + (f", {row.description}" if row.description else "")
+                rows.append(row)
+        return rows
     # the first recipe's record: words per source
     return [corpus_dataset(name, words) for name, words in summary.get("train_words_by_source", {}).items()]
 
@@ -219,6 +229,24 @@ def write_provenance(corpus: str | os.PathLike, model: str | os.PathLike | None,
     return path
 
 
+def write_text_provenance(corpus: str | os.PathLike, made_by: str, text_corpora: Sequence[str], **options: Any) -> Path:
+    """Record next to a corpus file made from other text (the speech loop's ASR output of a corpus's
+    sentences) what made it and the corpora the text came from (``"ted"``, ``"text"``): a checkpoint
+    trained on the file carries their licences, which its card lists."""
+    from ..atomic_files import atomic_write_text
+    from ..version import __version__
+
+    record = {
+        "made_by": made_by,
+        "hf_punctcase": __version__,
+        "options": options,
+        "text_data": [asdict(corpus_dataset(name, None)) for name in text_corpora],
+    }
+    path = provenance_path(corpus)
+    atomic_write_text(path, json.dumps(record, indent=1, ensure_ascii=False) + "\n")
+    return path
+
+
 def read_provenance(corpus: str | os.PathLike) -> dict | None:
     """The record :func:`write_provenance` left next to ``corpus``, or None."""
     path = provenance_path(corpus)
@@ -241,6 +269,12 @@ def restored_text_datasets(summary: dict) -> list[TrainingDataset]:
         for file in corpus.data_files:
             name = Path(file).name  # a card names no machine's paths
             provenance = read_provenance(file)
+            if provenance is not None and "text_data" in provenance:  # made from a corpus's text: its data
+                for row in provenance["text_data"]:
+                    d = TrainingDataset(**row)
+                    d.description = f"{name}: {provenance['made_by']}" + (f", {d.description}" if d.description else "")
+                    datasets.append(d)
+                continue
             rows = (provenance or {}).get("model_training_data")
             if rows is None:
                 if provenance is not None or corpus.name in TEACHER_LABELLED_SOURCES:

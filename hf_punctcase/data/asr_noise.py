@@ -25,6 +25,9 @@ from pathlib import Path
 import numpy as np
 
 from ..labels import LabeledWords, LabelScheme
+
+#: How a training record names a pool of --asr_noise_corpora: ``asr_noise:SPEC``.
+ASR_NOISE_POOL = "asr_noise:"
 from .label_transfer import transfer_labels
 
 

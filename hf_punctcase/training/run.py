@@ -60,7 +60,7 @@ from ..data import (
     weighted_mix,
     window_examples,
 )
-from ..data.asr_noise import AsrNoiseModel, add_asr_noise
+from ..data.asr_noise import ASR_NOISE_POOL, AsrNoiseModel, add_asr_noise
 from ..evaluation import compute_metrics_for, evaluate_dataset
 from ..hub import push_to_hub
 from ..labels import DISFLUENCY_LABELS, LabelScheme
@@ -343,7 +343,7 @@ def run(
     parts = [(windows, spec.weight) for spec, windows in pools.parts]
     if data_args.asr_noise_model:
         for spec, windows in noisy_pools(data_args, scheme, file_split, seed=training_args.seed):
-            pool_words[f"asr_noise:{spec}"] = count_words(windows)
+            pool_words[f"{ASR_NOISE_POOL}{spec}"] = count_words(windows)
             parts.append((windows, spec.weight))
     train = weighted_mix(parts, seed=training_args.seed)
     if data_args.max_train_words:
