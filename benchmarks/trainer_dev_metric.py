@@ -38,13 +38,21 @@ from hf_punctcase.training.collator import DataCollatorForJointTokenClassificati
 WINDOW_WORDS = 200
 
 
-def trainer_scores(checkpoint: str, dev: datasets.Dataset, with_context: bool, int8_storage: bool, bf16: bool) -> dict:
+def trainer_scores(checkpoint: str, dev: datasets.Dataset, int8_storage: bool, bf16: bool) -> dict[str, dict]:
+    """The Trainer's scores of one checkpoint, in the pipeline's windows and in sentence chunks."""
     model = AutoModelForJointTokenClassification.from_pretrained(checkpoint, trust_remote_code=False)
     if int8_storage:
         simulate_int8_storage(model)
     tokenizer = AutoTokenizer.from_pretrained(checkpoint)
     tasks = tasks_of(model.config)
-    tokens = tokenize_dev_set(dev, tokenizer, model.config, with_context, 320, tasks)
+    return {
+        name: _evaluate(model, tokenizer, tokenize_dev_set(dev, tokenizer, model.config, with_context, 320, tasks), bf16)
+        for name, with_context in (("trainer_with_context", True), ("trainer_sentence_chunks", False))
+    }
+
+
+def _evaluate(model, tokenizer, tokens: datasets.Dataset, bf16: bool) -> dict:
+    tasks = tasks_of(model.config)
     with tempfile.TemporaryDirectory() as scratch:
         args = TrainingArguments(
             output_dir=scratch, use_cpu=True, bf16=bf16, per_device_eval_batch_size=8, report_to="none",
@@ -86,8 +94,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
     for checkpoint in args.checkpoints:
         row = {
             "checkpoint": checkpoint,
-            "trainer_with_context": trainer_scores(checkpoint, dev, True, args.int8_storage, bf16),
-            "trainer_sentence_chunks": trainer_scores(checkpoint, dev, False, args.int8_storage, bf16),
+            **trainer_scores(checkpoint, dev, args.int8_storage, bf16),
             "pipeline": pipeline_scores(checkpoint, dev, args.int8_storage, bf16),
         }
         rows.append(row)

@@ -15,9 +15,9 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from collections.abc import Sequence
 from typing import Any
 
 from huggingface_hub import ModelCard
@@ -214,35 +214,30 @@ def write_provenance(corpus: str | os.PathLike, model: str | os.PathLike | None,
     """Record next to a restored corpus file which model restored it and the data that model was trained
     on, as they are now: a checkpoint trained on the restored text carries those licences (its card lists
     them), even after the model is replaced."""
-    from ..atomic_files import atomic_write_text
-    from ..version import __version__
-
-    record = {
+    return _write_provenance_record(corpus, options, {
         "model": str(model if model is not None else "default"),
-        "hf_punctcase": __version__,
-        "options": options,
         # None: what it was trained on is not known here (a Hub id whose card is not read)
         "model_training_data": restoring_model_training_data(model),
-    }
-    path = provenance_path(corpus)
-    atomic_write_text(path, json.dumps(record, indent=1, ensure_ascii=False) + "\n")
-    return path
+    })
 
 
 def write_text_provenance(corpus: str | os.PathLike, made_by: str, text_corpora: Sequence[str], **options: Any) -> Path:
     """Record next to a corpus file made from other text (the speech loop's ASR output of a corpus's
     sentences) what made it and the corpora the text came from (``"ted"``, ``"text"``): a checkpoint
     trained on the file carries their licences, which its card lists."""
+    return _write_provenance_record(corpus, options, {
+        "made_by": made_by,
+        "text_data": [asdict(corpus_dataset(name, None)) for name in text_corpora],
+    })
+
+
+def _write_provenance_record(corpus: str | os.PathLike, options: dict[str, Any], fields: dict[str, Any]) -> Path:
+    """``FILE.provenance.json`` next to ``corpus``: ``fields``, the options it was made with and the version."""
     from ..atomic_files import atomic_write_text
     from ..version import __version__
 
-    record = {
-        "made_by": made_by,
-        "hf_punctcase": __version__,
-        "options": options,
-        "text_data": [asdict(corpus_dataset(name, None)) for name in text_corpora],
-    }
     path = provenance_path(corpus)
+    record = {**fields, "hf_punctcase": __version__, "options": options}
     atomic_write_text(path, json.dumps(record, indent=1, ensure_ascii=False) + "\n")
     return path
 

@@ -25,10 +25,10 @@ from pathlib import Path
 import numpy as np
 
 from ..labels import LabeledWords, LabelScheme
+from .label_transfer import transfer_labels
 
 #: How a training record names a pool of --asr_noise_corpora: ``asr_noise:SPEC``.
 ASR_NOISE_POOL = "asr_noise:"
-from .label_transfer import transfer_labels
 
 
 @dataclass(frozen=True)
