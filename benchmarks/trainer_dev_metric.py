@@ -46,13 +46,12 @@ def trainer_scores(checkpoint: str, dev: datasets.Dataset, int8_storage: bool, b
     tokenizer = AutoTokenizer.from_pretrained(checkpoint)
     tasks = tasks_of(model.config)
     return {
-        name: _evaluate(model, tokenizer, tokenize_dev_set(dev, tokenizer, model.config, with_context, 320, tasks), bf16)
+        name: _evaluate(model, tokenizer, tokenize_dev_set(dev, tokenizer, model.config, with_context, 320, tasks), tasks, bf16)
         for name, with_context in (("trainer_with_context", True), ("trainer_sentence_chunks", False))
     }
 
 
-def _evaluate(model, tokenizer, tokens: datasets.Dataset, bf16: bool) -> dict:
-    tasks = tasks_of(model.config)
+def _evaluate(model, tokenizer, tokens: datasets.Dataset, tasks, bf16: bool) -> dict:
     with tempfile.TemporaryDirectory() as scratch:
         args = TrainingArguments(
             output_dir=scratch, use_cpu=True, bf16=bf16, per_device_eval_batch_size=8, report_to="none",
