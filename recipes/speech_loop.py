@@ -36,6 +36,9 @@ from hf_punctcase.atomic_files import atomic_write_text
 from hf_punctcase.cards.lineage import write_text_provenance
 from hf_punctcase.speech import SpeechLoopConfig, read_records, run_speech_loop, utterances
 
+#: --documents → the corpus its text is recorded as (the ``LICENCES`` entry a model card shows).
+TEXT_CORPORA = {"ted-train": "ted", "ted-dev": "ted_dev"}
+
 #: The dev set's settings: one modern recogniser (PocketSphinx's errors on noisy speech are far from
 #: what users' ASR makes), noise from 15 to 0 dB (Whisper tiny.en makes about 6% word errors at 20 to
 #: 30 dB, too few for ASR output as users have it), every hypothesis kept, Piper without sampling noise.
@@ -99,7 +102,7 @@ def main(argv: list[str] | None = None) -> dict:
     )
     summary = run_speech_loop(list(islice(items, args.max_utterances)), args.output, config, processes=args.processes)
     # A model trained on the output carries the licence of the text it was made from (its card says so).
-    text_corpus = "ted" if args.documents in ("ted-train", "ted-dev") else "text"
+    text_corpus = TEXT_CORPORA.get(args.documents, "text")
     made_by = f"the speech loop's ASR output ({', '.join(config.recognizers)}) of its sentences spoken by piper-tts"
     write_text_provenance(args.output, made_by, [text_corpus], documents=args.documents)
     if args.one_best_copy:

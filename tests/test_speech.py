@@ -12,6 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from hf_punctcase.cards.lineage import read_provenance
+from hf_punctcase.data import LICENCES
 from hf_punctcase.data.asr_noise import AsrNoiseModel, add_asr_noise, simulate_asr
 from hf_punctcase.evaluation import speech_loop_dev_sets
 from hf_punctcase.labels import LabelScheme
@@ -284,3 +286,26 @@ def test_finetune_adds_noisy_copies_of_the_named_corpora(tiny_encoder_dir, noise
     assert summary["train_words"] == clean + 2 * noisy
     with pytest.raises(ValueError, match="go together"):
         finetune.main(["--encoder", tiny_encoder_dir, "--output_dir", str(tmp_path / "x"), "--asr_noise_model", noise_file])
+
+
+@needs_speech
+@pytest.mark.parametrize("documents, corpus", [("ted-dev", "ted_dev"), ("ted-train", "ted")])
+def test_speech_loop_recipe_records_the_corpus_its_text_came_from(documents, corpus, tmp_path):
+    """The dev talks are not the ted corpus's training talks: a model trained on their ASR output names them."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "recipes"))
+    import speech_loop
+
+    data = tmp_path / "data"
+    (data / "iwslt").mkdir(parents=True)
+    for name in ("dev2010_cased.txt", "tst2012_cased.txt"):
+        (data / "iwslt" / name).write_text(TALK + "\n", encoding="utf-8")
+    (data / "ted").mkdir()
+    (data / "ted" / "talks.jsonl").write_text(
+        json.dumps({"title": "talk", "collection": "ted", "text": TALK, "punctuated": True, "duplicate_of": None,
+                    "overlaps_iwslt_eval": False}) + "\n", encoding="utf-8")
+    output = tmp_path / "loop.jsonl"
+    speech_loop.main(["--documents", documents, "--data-dir", str(data), "--output", str(output), "--dev-set",
+                      "--max-utterances", "1", "--processes", "1"])
+    (text_data,) = read_provenance(output)["text_data"]
+    assert text_data["corpus"] == corpus and text_data["name"] == LICENCES[corpus][0]
+    assert text_data["licence"] == "CC BY-NC-ND 3.0"

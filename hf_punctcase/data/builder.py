@@ -454,6 +454,7 @@ def _generate(gen_kwargs: dict, features: datasets.Features, split: str) -> data
 LICENCES: dict[str, tuple[str, str]] = {
     "ted": ("TED talks, punctuated (duplicates and IWSLT dev/test talks excluded)", "CC BY-NC-ND 3.0"),
     "iwslt_dev2012": ("IWSLT dev2012 (TED)", "CC BY-NC-ND 3.0"),
+    "ted_dev": ("IWSLT dev2010 and tst2012 TED talks (the ted corpus's validation talks)", "CC BY-NC-ND 3.0"),
     "ted_captions": ("TEDx / TED archive auto-captions, no labels (they teach only through a teacher's soft labels)", "CC BY-NC-ND 3.0"),
     "ted_unpunctuated": ("TEDx / TED archive auto-captions, unpunctuated (MLM text)", "CC BY-NC-ND 3.0"),
     "swda": ("Switchboard Dialog Act corpus", "CC BY-NC-SA 3.0"),
