@@ -8,6 +8,8 @@
     python benchmarks/dev_eval.py --device cuda:0 --batch-size 64           # on a GPU
     python benchmarks/dev_eval.py --sets TED --asr-dev runs/speech/ted_dev_asr.jsonl  # + the speech loop's TED ASR
     python benchmarks/dev_eval.py --no-truecase --outputs runs/dev_outputs   # + every restored word, to compare
+    python benchmarks/dev_eval.py --model on-device --utterances             # short texts of 1-3 sentences
+    python benchmarks/dev_eval.py --model on-device --utterances --no-ends-sentence   # ... their ends left to the model
 
 Dev sets: those of ``hf_punctcase.evaluation.DEV_SETS`` (TED dev2010 + tst2012, IWSLT dev2012 in Che et
 al.'s layout, SwDA val, MTS-Dialog validation, ACI-BENCH valid) and ``ASR_DEV_SETS`` (ACI-BENCH valid real
@@ -22,6 +24,11 @@ whose sentence start the reference and the restored text dispute, and the casing
 ``--outputs DIR`` writes each reference set's restored words (``DIR/<set>.jsonl``, one document a line: each
 word's text, labels and scores) and every score without timings (``DIR/scores.json``): two runs whose
 outputs are the same byte for byte (``diff -r``) restored every dev set the same way.
+
+``--utterances`` scores each reference set as short texts of whole sentences, 1, 2 and 3 in turn
+(:func:`hf_punctcase.evaluation.short_texts`), each restored as an input of its own, as caption lines,
+dialogue turns and voice commands come; the ASR sets stay whole documents. ``--no-ends-sentence`` leaves
+the mark of each input's last word to the model (``ends_sentence=False``) instead of closing its last sentence.
 
 ``--dtype``: ``auto`` is the pipeline's default (bf16 weights on CPUs with AMX, the checkpoint's dtype elsewhere);
 ``float32`` / ``bfloat16`` load the weights in that dtype.
@@ -42,6 +49,7 @@ from hf_punctcase.evaluation import (
     DEV_SETS,
     available,
     restore_references,
+    short_texts,
     score_asr_pairs,
     speech_loop_dev_sets,
 )
@@ -87,6 +95,10 @@ def main() -> None:
                         help="only the dev sets whose name starts with one of these (default: all)")
     parser.add_argument("--argmax", action="store_true",
                         help="each head's argmax (consistent_casing=False) instead of the joint decision")
+    parser.add_argument("--no-ends-sentence", action="store_true",
+                        help="leave the last word's mark to the model (ends_sentence=False)")
+    parser.add_argument("--utterances", action="store_true",
+                        help="score the reference sets as short texts of 1, 2 and 3 sentences in turn, each an input")
     parser.add_argument("--no-truecase", action="store_true", help="skip the truecase baseline")
     parser.add_argument("--json", default=None, help="write every score here")
     parser.add_argument("--outputs", default=None,
@@ -99,6 +111,8 @@ def main() -> None:
     asr_dev_sets = ASR_DEV_SETS + tuple(asr for _, asr in loop_sets)
     given = [dev_set for pair in loop_sets for dev_set in pair]  # scored whatever --sets says
     call_kwargs = {"consistent_casing": False} if args.argmax else {}
+    if args.no_ends_sentence:
+        call_kwargs["ends_sentence"] = False
 
     restorer = load_restorer(args)
     scheme = restorer.scheme
@@ -123,6 +137,8 @@ def main() -> None:
     report = {}
     for dev_set in chosen(dev_sets):
         references = dev_set.load(root, scheme)
+        if args.utterances:
+            references = short_texts(references)
         predictions, seconds = restore_references(restorer, references, args.batch_size, **call_kwargs)
         punct_pairs = scored_pairs(references, predictions, "punctuation", "punct")
         words = sum(len(ref) for ref in references)
@@ -169,8 +185,10 @@ def main() -> None:
         print(f"{asr_set.name}: {words:,} words, punctuation F1 {100 * scores['overall_f1']:.1f}", flush=True)
 
     print(
-        f"\nmodel {args.model}, weights {restorer.model.dtype}, "
-        f"device {restorer.device}, torch {torch.__version__}, {torch.get_num_threads()} threads\n"
+        f"\nmodel {args.model}, {'short texts of 1-3 sentences' if args.utterances else 'whole documents'}, "
+        f"ends_sentence={not args.no_ends_sentence}, {restorer.execution_plan.runtime} "
+        f"{restorer.execution_plan.precision}, device {restorer.device}, torch {torch.__version__}, "
+        f"{torch.get_num_threads()} threads\n"
     )
     print(markdown_table(report))
     for name, entry in report.items():

@@ -209,6 +209,7 @@ def decode(
     consistent_casing: bool = True,
     tasks: Sequence[str] = TASKS,
     heads: Mapping[Task, Sequence[str]] | None = None,
+    ends_sentence: bool = True,
 ) -> dict:
     """Per-word probabilities (``probs[task]``: one row per word) → labels → the restored text.
 
@@ -233,6 +234,12 @@ def decode(
     written and predicts the others. The heads' scores stay the probabilities they give the labels
     reported, also for labels kept as written (0 for a casing class the scheme lacks); a head whose
     task is not restored may be missing from ``probs``.
+
+    With ``ends_sentence`` the words are a whole text, whose end ends a sentence as its start starts
+    one: where punctuation is restored and the last word's mark is not kept as written, it gets the
+    sentence end (PERIOD, QUESTION, EXCLAMATION) the punctuation head finds likeliest
+    (:func:`closing_mark`). ``False`` for a piece that may stop mid-sentence: the last word's mark is
+    then decided as every other word's.
 
     A word passed through (:func:`is_opaque`: ``"😀!"``, ``"你好?"``) keeps every character as written,
     the marks trailing it included, whatever the tasks and ``keep_punctuation``: its ``punctuation``
@@ -259,6 +266,8 @@ def decode(
         for i, label in enumerate(fixed):
             if label is not None:
                 punct_ids[i] = scheme.punct_labels.index(label)
+    if ends_sentence and predict_punct and len(words) and fixed[-1] is None:
+        punct_ids[-1] = closing_mark(punct[-1], scheme, punct_ids[-1])
     restored = []
     for i, word in enumerate(words.words):
         mark = words.marks[i]
@@ -291,6 +300,21 @@ def decode(
             for entry, row, dark in zip(restored, probs[head.name], opaque):
                 entry.update(head.word_fields(row, labels, dark))
     return {"text": " ".join(w["word"] for w in restored), "words": restored}
+
+
+def closing_mark(row: np.ndarray, scheme: LabelScheme, label_id: int) -> int:
+    """The mark of a text's last word: ``label_id`` if it ends a sentence, else the sentence end that
+    ``row`` (the word's punctuation probabilities) finds likeliest; ``label_id`` for a scheme without
+    sentence ends.
+
+    A text's last word has no words after it to read, and a model trained on windows cut inside
+    sentences learns to give it the mark most windows' last words have: none (the small on-device
+    model leaves most short texts without a closing mark). That the text ends is known, so only
+    which end it is remains to be read from the model."""
+    ends = [i for i, label in enumerate(scheme.punct_labels) if label in SENTENCE_END_LABELS]
+    if not ends or scheme.punct_labels[label_id] in SENTENCE_END_LABELS:
+        return int(label_id)
+    return ends[int(np.argmax(np.asarray(row)[ends]))]
 
 
 def _certain(num_words: int, labels: Sequence[str]) -> np.ndarray:
@@ -454,6 +478,7 @@ def restore_from_windows(
     consistent_casing: bool = True,
     tasks: Sequence[str] = TASKS,
     heads: Mapping[Task, Sequence[str]] | None = None,
+    ends_sentence: bool = True,
     return_sentences: bool = False,
     return_probabilities: bool = False,
 ) -> dict:
@@ -462,7 +487,7 @@ def restore_from_windows(
     (``source.extras``: times, ...) added to each word without replacing a restored field, before the
     sentences are cut; ``"sentences"`` and ``"probabilities"`` when asked for."""
     probs = join_windows(windows, len(source))
-    result = decode(source, probs, scheme, lexicon, keep_punctuation, consistent_casing, tasks, heads)
+    result = decode(source, probs, scheme, lexicon, keep_punctuation, consistent_casing, tasks, heads, ends_sentence)
     add_char_offsets(result["words"])
     if source.extras is not None:
         for entry, extra in zip(result["words"], source.extras):
@@ -490,6 +515,7 @@ __all__ = [
     "capitalisable",
     "char_offsets",
     "check_tasks",
+    "closing_mark",
     "check_window_sizes",
     "restore_from_windows",
     "consistent_labels",

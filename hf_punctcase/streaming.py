@@ -71,6 +71,9 @@ class StreamingRestorer:
             ``context_words`` (the default): fewer cuts the delay at some accuracy cost, and the output
             is then no longer the pipeline's.
         keep_punctuation, consistent_casing, tasks: as in the pipeline.
+        ends_sentence (`bool`, defaults to `True`): the stream's end ends a sentence, as the
+            pipeline's ``ends_sentence``: the last word :meth:`flush` returns gets a sentence end
+            where the model gives it none. `False` where a stream may stop mid-sentence.
 
     :meth:`push` takes a list of words and returns the entries of the words that became final;
     :meth:`flush` ends the stream and returns the rest (the restorer is then ready for a new stream).
@@ -109,6 +112,7 @@ class StreamingRestorer:
         keep_punctuation: bool = False,
         consistent_casing: bool = True,
         tasks: Sequence[str] = TASKS,
+        ends_sentence: bool = True,
         **load_kwargs: Any,
     ):
         check_window_sizes(window_words, context_words)
@@ -139,6 +143,7 @@ class StreamingRestorer:
         self.right_context_words = right_context_words
         self.keep_punctuation = keep_punctuation
         self.consistent_casing = consistent_casing
+        self.ends_sentence = ends_sentence
         self.tasks = check_tasks(tasks)
         # With consistent casing the mark after word i is decided with the casing of word i + 1.
         self._lookahead = 1 if consistent_casing and CASING in self.tasks else 0
@@ -250,6 +255,8 @@ class StreamingRestorer:
             self.consistent_casing,
             self.tasks,
             heads=self.pipe.heads,
+            # Only the stream's end is known to end a sentence; a push's last word has words to come.
+            ends_sentence=last and self.ends_sentence,
         )
         restored = add_char_offsets(result["words"][start - lo : stop - lo])
         for entry in restored:  # offsets in the text of the whole stream

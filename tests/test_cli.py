@@ -1,9 +1,10 @@
 import json
+import random
 import subprocess
 
 import pytest
 
-from conftest import run_cli
+from conftest import VOCABULARY, run_cli
 from hf_punctcase.cli import main
 
 
@@ -35,6 +36,16 @@ def test_files(monkeypatch, capsys, tiny_model_dir, tmp_path):
     assert len(restored) == len(lines)
     for line, result in zip(lines, restored):
         assert [w.lower().rstrip(".,?") for w in result.split()] == line.split()
+
+
+def test_lines_end_sentences_unless_asked_not_to(monkeypatch, capsys, tiny_model_dir, tiny_pipeline):
+    rng = random.Random(3)
+    lines = [" ".join(rng.choice(VOCABULARY) for _ in range(n)) for n in range(1, 30)]
+    closed, pieces = ([result["text"] for result in tiny_pipeline(lines, ends_sentence=ends)] for ends in (True, False))
+    assert all(line[-1] in ".?" for line in closed) and closed != pieces  # the tiny model leaves an end open
+    for flag, expected in (([], closed), (["--no-ends-sentence"], pieces)):
+        code, out, _ = run_cli(monkeypatch, capsys, ["restore", "-m", tiny_model_dir, *flag], stdin="\n".join(lines))
+        assert code == 0 and out.splitlines() == expected
 
 
 def test_bad_model_path(monkeypatch, capsys, tmp_path):

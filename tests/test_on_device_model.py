@@ -47,6 +47,17 @@ def test_pipeline_and_torch_free_runtime_restore_the_same_text():
     assert on_device(long_text)["text"] == restorer(long_text)["text"]
 
 
+def test_a_whole_text_ends_a_sentence():
+    """The model reads no word after a text's last one and alone leaves these short texts open; the
+    restorer closes them with the sentence end the model finds likeliest, unless told the text is a piece."""
+    restorer = OnDeviceRestorer()
+    assert restorer("what time is it")["text"] == "What time is it?"
+    assert restorer("the patient reports chest pain since tuesday")["text"] == "The patient reports chest pain since Tuesday."
+    piece = restorer("what time is it", ends_sentence=False, return_probabilities=True)
+    labels = restorer.scheme.punct_labels
+    assert piece["words"][-1]["punctuation"] == labels[int(piece["probabilities"]["punct"][-1].argmax())] == "O"
+
+
 def test_quality_floor_on_a_written_sample():
     """A floor, not an exact output: the written talk, call and clinic sample of the default's test."""
     scores = evaluate_pipeline(hf_punctcase.load_pipeline("on-device"), SAMPLE)

@@ -193,6 +193,23 @@ def test_evaluation_refuses_misaligned_references(tiny_pipeline):
         restore_references(tiny_pipeline, [shifted])
 
 
+def test_short_texts_are_whole_sentences_in_turn():
+    from hf_punctcase.evaluation import short_texts
+
+    scheme = hf_punctcase.LabelScheme()
+    references = [scheme.parse("One two. Three? Four five six. Seven eight. Nine"), scheme.parse("Ten. Eleven twelve.")]
+    texts = short_texts(references, (1, 2))
+    assert [(t.words, t.punct, t.case) for t in texts] == [
+        (["one", "two"], ["O", "PERIOD"], ["UPPER_FIRST", "LOWER"]),
+        (["three", "four", "five", "six"], ["QUESTION", "O", "O", "PERIOD"], ["UPPER_FIRST", "UPPER_FIRST", "LOWER", "LOWER"]),
+        (["seven", "eight"], ["O", "PERIOD"], ["UPPER_FIRST", "LOWER"]),
+        (["ten", "eleven", "twelve"], ["PERIOD", "O", "PERIOD"], ["UPPER_FIRST", "UPPER_FIRST", "LOWER"]),
+    ]  # "Nine", after the last sentence end, is no whole sentence
+    assert short_texts(references[:1], (9,))[0].words == "one two three four five six seven eight".split()
+    with pytest.raises(ValueError, match="counts ≥ 1"):
+        short_texts(references, (1, 0))
+
+
 def test_evaluation_passes_window_options_to_the_pipeline(tiny_pipeline):
     """benchmarks/dev_eval.py --window-words / --context-words score the pipeline as a user would call it."""
     from hf_punctcase.evaluation import restore_references
@@ -313,8 +330,9 @@ def test_consistent_casing_decides_each_boundary_jointly(comma, period, upper_fi
         [{"UPPER_FIRST": 0.99, "LOWER": 0.007}, {"UPPER_FIRST": upper_first, "LOWER": 1 - upper_first - 0.001}],
     )
     words = split_words(["hello", "how"])
-    argmax = decode(words, probs, scheme, consistent_casing=False)
-    consistent = decode(words, probs, scheme, consistent_casing=True)
+    # a piece of a text: the boundary inside it is decided, its end left as the model has it
+    argmax = decode(words, probs, scheme, consistent_casing=False, ends_sentence=False)
+    consistent = decode(words, probs, scheme, consistent_casing=True, ends_sentence=False)
     assert consistent["text"] == expected
     assert argmax["text"] == ("Hello," if comma > period else "Hello.") + (" How" if upper_first > 0.5 else " how")
     chosen = consistent["words"][0]["punctuation"]
@@ -327,8 +345,8 @@ def test_consistent_casing_keeps_given_marks_and_passes_symbols():
     probs = _probs(scheme, [{"O": 0.9}] * 6, [{"LOWER": 0.9}] * 6)
     probs["punct"][3] = [0.05, 0.05, 0.85, 0.05]  # a period after "so", then a number
     kept = decode(words, probs, scheme, keep_punctuation=True)
-    assert kept["text"] == "Hello. How 😀 so. 3.5 what"
-    assert decode(words, probs, scheme)["text"] == "Hello how 😀 so. 3.5 what"
+    assert kept["text"] == "Hello. How 😀 so. 3.5 what."
+    assert decode(words, probs, scheme)["text"] == "Hello how 😀 so. 3.5 what."
 
 
 @settings(max_examples=50, deadline=None)
@@ -364,9 +382,15 @@ def test_consistent_labels_invariants(seed, num_words, name_odds, keep):
             assert case_ids[i] != lower
         elif case_ids[i] == upper_first:
             assert probs["case"][i, upper_first] >= name_odds * probs["case"][i, lower]
-    result = decode(words, probs, scheme, keep_punctuation=keep)  # at the default odds
+    result = decode(words, probs, scheme, keep_punctuation=keep, ends_sentence=False)  # at the default odds
     default_punct, default_case = consistent_labels(probs["punct"], probs["case"], scheme, capitals, fixed)
     assert [w["punctuation"] for w in result["words"]] == [scheme.punct_labels[i] for i in default_punct]
+    # A whole text: the same labels, but for the last word's mark, a sentence end unless kept as written.
+    closed = decode(words, probs, scheme, keep_punctuation=keep)
+    assert closed["words"][:-1] == result["words"][:-1]
+    assert closed["words"][-1]["casing"] == result["words"][-1]["casing"]
+    last = closed["words"][-1]["punctuation"]
+    assert (last == fixed[-1]) if fixed[-1] is not None else (last in ("PERIOD", "QUESTION"))
     assert [w["casing"] for w in result["words"]] == [
         "LOWER" if dark else scheme.case_labels[i] for i, dark in zip(default_case, opaque)
     ]
@@ -391,7 +415,7 @@ def test_consistent_labels_keep_consistent_argmax_at_odds_one():
 def test_pipeline_consistent_casing_option_and_probabilities(tiny_pipeline):
     text = random_text(random.Random(6), 300)
     default = tiny_pipeline(text, return_probabilities=True)
-    argmax = tiny_pipeline(text, consistent_casing=False)
+    argmax = tiny_pipeline(text, consistent_casing=False, ends_sentence=False)
     assert set(default) == {"text", "words", "probabilities"}
     probs = default["probabilities"]
     assert probs["punct"].shape == (300, 4) and probs["case"].shape == (300, 4)
@@ -402,7 +426,64 @@ def test_pipeline_consistent_casing_option_and_probabilities(tiny_pipeline):
     decoded = decode(source, probs, tiny_pipeline.scheme, tiny_pipeline.lexicon)
     add_char_offsets(decoded["words"])
     assert decoded == {key: default[key] for key in ("text", "words")}
-    argmax_decoded = decode(source, probs, tiny_pipeline.scheme, tiny_pipeline.lexicon, consistent_casing=False)
+    argmax_decoded = decode(
+        source, probs, tiny_pipeline.scheme, tiny_pipeline.lexicon, consistent_casing=False, ends_sentence=False
+    )
     add_char_offsets(argmax_decoded["words"])
     assert argmax_decoded == argmax
     assert_contract(text, default)
+
+
+# ---- the end of a text ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("period, question", [(0.1, 0.25), (0.25, 0.1)])
+@pytest.mark.parametrize("consistent_casing", [True, False])
+def test_a_text_ends_with_the_likeliest_sentence_end(period, question, consistent_casing):
+    """The last word, which the model leaves without a mark here, gets the sentence end it finds likelier;
+    a piece of a text (ends_sentence=False) keeps the model's choice."""
+    scheme = hf_punctcase.LabelScheme()
+    words = split_words(["hello", "so"])
+    probs = _probs(scheme, [{"O": 0.9}, {"O": 0.6, "PERIOD": period, "QUESTION": question}], [{"LOWER": 0.9}] * 2)
+    closed = decode(words, probs, scheme, consistent_casing=consistent_casing)["words"]
+    expected = "QUESTION" if question > period else "PERIOD"
+    assert closed[-1]["punctuation"] == expected and closed[-1]["word"] == "so" + ("?" if question > period else ".")
+    assert closed[-1]["punct_score"] == pytest.approx(max(period, question))
+    assert closed[0]["punctuation"] == "O"
+    piece = decode(words, probs, scheme, consistent_casing=consistent_casing, ends_sentence=False)["words"]
+    assert piece[-1]["punctuation"] == "O" and piece[-1]["word"] == "so" and piece[:-1] == closed[:-1]
+
+
+def test_a_text_end_keeps_marks_written_and_what_is_not_restored():
+    scheme = hf_punctcase.LabelScheme()
+    probs = _probs(scheme, [{"O": 0.9}] * 3, [{"LOWER": 0.9}] * 3)
+
+    def last(tokens, **options):
+        return decode(split_words(tokens), probs, scheme, **options)["words"][-1]["word"]
+
+    assert last(["hello", "so", "what"]) == "what."
+    assert last(["hello", "so", "what,"], keep_punctuation=True) == "what,"  # a mark kept as written
+    assert last(["hello", "so", "what"], keep_punctuation=True) == "what."  # none written: restored
+    assert last(["hello", "so", "😀"]) == "😀"  # passed through as written
+    assert last(["hello", "so", "what"], tasks=("case",)) == "what"  # marks are not restored
+    assert last(["Hello", "so", "what"], tasks=("punct",)) == "what."
+    assert decode(split_words([]), {"punct": np.zeros((0, 4)), "case": np.zeros((0, 4))}, scheme)["text"] == ""
+    commas_only = hf_punctcase.LabelScheme(punct_labels=("O", "COMMA"))
+    rows = {"punct": np.array([[0.9, 0.1]] * 2), "case": _probs(scheme, [{}] * 2, [{"LOWER": 0.9}] * 2)["case"]}
+    assert decode(split_words(["hello", "so"]), rows, commas_only)["text"] == "hello so"  # no sentence end to give
+
+
+def test_pipeline_ends_sentence_option(tiny_pipeline):
+    rng = random.Random(11)
+    texts = [" ".join(rng.choice(VOCABULARY) for _ in range(n)) for n in (1, 7, 300)]
+    closed = tiny_pipeline(texts, return_probabilities=True)
+    pieces = tiny_pipeline(texts, ends_sentence=False, return_probabilities=True)
+    labels = tiny_pipeline.scheme.punct_labels
+    for text, whole, piece in zip(texts, closed, pieces):
+        assert whole["words"][:-1] == piece["words"][:-1]
+        assert whole["words"][-1]["punctuation"] in ("PERIOD", "QUESTION")
+        assert piece["words"][-1]["punctuation"] == labels[int(piece["probabilities"]["punct"][-1].argmax())]
+        assert_contract(text, whole)
+        assert_contract(text, piece)
+    words = texts[1].split()
+    assert tiny_pipeline(words, is_split_into_words=True, ends_sentence=False)["text"] == pieces[1]["text"]

@@ -67,7 +67,7 @@ def test_finetune_recipe_trains_evaluates_and_writes_card(tiny_encoder_dir, corp
     card = (final / "README.md").read_text()
     assert card.startswith("---\n") and "the user's own text" in card and f"{100 * dev['punct_overall_f1']:.1f}" in card
     restorer = hf_punctcase.load_pipeline(str(final))
-    words = [w["word"].lower() for w in restorer("so what are the risks")["words"]]
+    words = [w["word"].lower().rstrip(".?") for w in restorer("so what are the risks")["words"]]
     assert words == ["so", "what", "are", "the", "risks"]
 
     # Every checkpoint holds the run's record as it stood at that step, so that it is carded as final/ is.
@@ -161,7 +161,7 @@ def test_quantization_aware_finetune_saves_a_plain_checkpoint_that_stores_as_it_
     assert not any(type(module).__name__.startswith("FakeQuantized") for module in model.modules())
     stored = hf_punctcase.load_pipeline(str(quantize_checkpoint(final, tmp_path / "int8")), dtype=torch.float32)
     words = [w["word"] for w in stored("so what are the risks")["words"]]
-    assert [w.lower() for w in words] == ["so", "what", "are", "the", "risks"]
+    assert [w.lower().rstrip(".?") for w in words] == ["so", "what", "are", "the", "risks"]
     with pytest.raises(ValueError, match="not with --lora_r"):
         finetune.main(["--encoder", tiny_encoder_dir, "--output_dir", str(tmp_path / "x"), "--quantization_aware_training", "--lora_r", "4"])
 

@@ -60,6 +60,7 @@ def test_runtime_gives_the_pipelines_results(exported):
         {"tasks": ("punct",)},
         {"tasks": ("case",), "keep_punctuation": True},
         {"consistent_casing": False},
+        {"ends_sentence": False},
     ):
         text = "so, what are the risks? i am not technical"
         assert _strip_arrays(restorer(text, **extra)) == _strip_arrays(onnx_pipe(text, **extra)), extra

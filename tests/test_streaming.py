@@ -105,10 +105,13 @@ def test_stream_is_the_pipeline_on_ted(default_pipeline, ted_words, window_words
     st.sampled_from([(7, 2), (12, 5), (5, 0), (3, 1), (120, 10)]),
     st.booleans(),
     st.booleans(),
+    st.booleans(),
 )
-def test_any_chunking_gives_the_pipeline(tiny_pipeline, words, sizes, sizes_pair, keep_punctuation, consistent_casing):
+def test_any_chunking_gives_the_pipeline(
+    tiny_pipeline, words, sizes, sizes_pair, keep_punctuation, consistent_casing, ends_sentence
+):
     window_words, context_words = sizes_pair
-    options = dict(keep_punctuation=keep_punctuation, consistent_casing=consistent_casing)
+    options = dict(keep_punctuation=keep_punctuation, consistent_casing=consistent_casing, ends_sentence=ends_sentence)
     restorer = StreamingRestorer(tiny_pipeline, window_words=window_words, context_words=context_words, **options)
     expected = offline(tiny_pipeline, words, window_words, context_words, **options)
     # Every word is emitted once, by one push, and is then the pipeline's word: it never changes.

@@ -76,9 +76,9 @@ def test_a_mark_kept_after_a_word_passed_through_is_the_one_decided():
     case[:, scheme.case_labels.index("LOWER")] = 0.97
     probs = {"punct": punct, "case": case}
     consistent = decode(words, probs, scheme)
-    assert consistent["text"] == "So 😀! What 你好? Ok"
-    assert [w["punctuation"] for w in consistent["words"]] == ["O", scheme.label_of_marks("!"), "O", "QUESTION", "O"]
-    argmax = decode(words, probs, scheme, consistent_casing=False)
+    assert consistent["text"] == "So 😀! What 你好? Ok."  # a whole text: its last sentence is closed
+    assert [w["punctuation"] for w in consistent["words"]] == ["O", scheme.label_of_marks("!"), "O", "QUESTION", "PERIOD"]
+    argmax = decode(words, probs, scheme, consistent_casing=False, ends_sentence=False)
     assert argmax["text"] == "so 😀! what 你好? ok"
     # the score is the probability of the label reported
     assert argmax["words"][3]["punct_score"] == pytest.approx(0.01)

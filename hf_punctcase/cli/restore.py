@@ -163,7 +163,8 @@ def restore(args) -> int:
         with tqdm(total=source.count, unit="line", desc="punct-case", disable=not show, file=sys.stderr) as bar:
             for batch in _batches(source.lines(), args.batch_size * CALL_BATCHES):
                 results = restorer(
-                    batch, batch_size=args.batch_size, keep_punctuation=args.keep_punctuation, progress=False, **options
+                    batch, batch_size=args.batch_size, keep_punctuation=args.keep_punctuation,
+                    ends_sentence=args.ends_sentence, progress=False, **options,
                 )
                 out.write(
                     "".join(
@@ -210,6 +211,11 @@ def add_parser(commands) -> None:
     parser.add_argument("--json", action="store_true", help="one JSON result a line, with per-word labels and scores")
     parser.add_argument(
         "--keep-punctuation", action="store_true", help="keep marks already in the input instead of predicting them"
+    )
+    parser.add_argument(
+        "--ends-sentence", action=argparse.BooleanOptionalAction, default=True,
+        help="each line ends a sentence: its last word gets the likeliest sentence end where the model gives it "
+        "none (default); --no-ends-sentence for lines that may stop mid-sentence",
     )
     for option in task_options():
         parser.add_argument(option.flag, action="store_true", dest=option.name, help=option.help)

@@ -1,6 +1,6 @@
 """Evaluation: scoring labels and pipelines with the punct_case metric, and the one list of dev sets."""
 
-from .dev_sets import ASR_DEV_SETS, DEV_SETS, AsrDevSet, DevSet, available, speech_loop_dev_sets
+from .dev_sets import ASR_DEV_SETS, DEV_SETS, AsrDevSet, DevSet, available, short_texts, speech_loop_dev_sets
 from .scoring import (
     FILLER_WORDS,
     compute_metrics_for,
@@ -38,5 +38,6 @@ __all__ = [
     "score_head",
     "score_task",
     "score_labels",
+    "short_texts",
     "speech_loop_dev_sets",
 ]

@@ -8,13 +8,15 @@ of the same dialogue; its scores come from aligning the two (``PunctCase`` with 
 
 from __future__ import annotations
 
+import itertools
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..data import data_dir, read_aci_asr_pairs, read_aci_bench, read_che, read_iwslt_cased, read_mts_dialog, read_swda
 from ..labels import LabeledWords, LabelScheme
+from ..restoration import SENTENCE_END_LABELS
 
 
 @dataclass(frozen=True)
@@ -90,6 +92,28 @@ def speech_loop_dev_sets(path: str | os.PathLike, name: str | None = None) -> tu
         DevSet(f"{name}: reference", lambda root, s: [s.parse(text) for _, text in documents], True, ()),
         AsrDevSet(f"{name}: ASR", lambda root, s: [(words, s.parse(text)) for words, text in documents], ()),
     )
+
+
+def short_texts(references: Sequence[LabeledWords], sentences: Sequence[int] = (1, 2, 3)) -> list[LabeledWords]:
+    """The references cut into short texts of whole sentences, as a caption line, a dialogue turn or a
+    voice command comes: ``sentences[0]`` sentences, then ``sentences[1]``, ... in turn, the turn going
+    on across documents. A sentence ends at a PERIOD, QUESTION or EXCLAMATION label; the words after
+    a document's last sentence end are left out (they are no whole sentence)."""
+    if not sentences or any(count < 1 for count in sentences):
+        raise ValueError(f"sentences must be counts ≥ 1, got {list(sentences)}")
+    counts = itertools.cycle(sentences)
+    texts = []
+    for reference in references:
+        ends = [i + 1 for i, label in enumerate(reference.punct) if label in SENTENCE_END_LABELS]
+        start = taken = 0
+        while taken < len(ends):
+            taken = min(taken + next(counts), len(ends))
+            stop = ends[taken - 1]
+            texts.append(
+                LabeledWords(reference.words[start:stop], reference.punct[start:stop], reference.case[start:stop])
+            )
+            start = stop
+    return texts
 
 
 def available(dev_set: DevSet | AsrDevSet, data_dir_path: str | os.PathLike | None = None) -> bool:

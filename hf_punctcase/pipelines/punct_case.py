@@ -82,6 +82,11 @@ class PunctCasePipeline(ChunkPipeline):
             the casing of the next word, so that a sentence end is always followed by a capital and a
             capital after a comma or no mark is a name (:func:`~hf_punctcase.restoration.decode`);
             `False`: each head's argmax.
+        ends_sentence (`bool`, defaults to `True`): each input is a whole text, whose last word ends a
+            sentence: where the model gives it no sentence end, it gets the one the model finds
+            likeliest (:func:`~hf_punctcase.restoration.closing_mark`). `False` for pieces that may stop
+            mid-sentence (a caption line, a recogniser's segment): the last word's mark is then the
+            model's, as every other word's.
         return_probabilities (`bool`, defaults to `False`): also return ``"probabilities"``, the
             per-word probabilities of each task (``{"punct": array (words, labels), "case": ...}``)
             that the labels were decided from.
@@ -145,6 +150,7 @@ class PunctCasePipeline(ChunkPipeline):
         keep_punctuation: bool | None = None,
         progress: bool | None = None,
         consistent_casing: bool | None = None,
+        ends_sentence: bool | None = None,
         return_probabilities: bool | None = None,
         return_sentences: bool | None = None,
         tasks: Sequence[str] | None = None,
@@ -168,6 +174,7 @@ class PunctCasePipeline(ChunkPipeline):
         for name, value in (
             ("keep_punctuation", keep_punctuation),
             ("consistent_casing", consistent_casing),
+            ("ends_sentence", ends_sentence),
             ("return_probabilities", return_probabilities),
             ("return_sentences", return_sentences),
         ):
@@ -268,6 +275,7 @@ class PunctCasePipeline(ChunkPipeline):
         model_outputs,
         keep_punctuation: bool = False,
         consistent_casing: bool = True,
+        ends_sentence: bool = True,
         return_probabilities: bool = False,
         return_sentences: bool = False,
         tasks: Sequence[str] = TASKS,
@@ -278,7 +286,8 @@ class PunctCasePipeline(ChunkPipeline):
         windows = [window for output in model_outputs for window in _unbatched(output["probs"])]
         return restore_from_windows(
             source, windows, self.scheme, self.lexicon, keep_punctuation=keep_punctuation,
-            consistent_casing=consistent_casing, tasks=tasks, heads=self.heads, return_sentences=return_sentences,
+            consistent_casing=consistent_casing, tasks=tasks, heads=self.heads, ends_sentence=ends_sentence,
+            return_sentences=return_sentences,
             return_probabilities=return_probabilities,
         )
 

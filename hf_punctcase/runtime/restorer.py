@@ -132,6 +132,7 @@ class OnDeviceRestorer:
         is_split_into_words: bool = False,
         keep_punctuation: bool = False,
         consistent_casing: bool = True,
+        ends_sentence: bool = True,
         return_probabilities: bool = False,
         return_sentences: bool = False,
         tasks: Sequence[str] = TASKS,
@@ -149,7 +150,7 @@ class OnDeviceRestorer:
         if run is not None:
             options = {
                 "keep_punctuation": keep_punctuation, "consistent_casing": consistent_casing,
-                "return_probabilities": return_probabilities, "return_sentences": return_sentences,
+                "ends_sentence": ends_sentence, "return_probabilities": return_probabilities, "return_sentences": return_sentences,
                 "tasks": tasks, "window_words": window_words, "context_words": context_words,
             }
             return run(
@@ -163,6 +164,7 @@ class OnDeviceRestorer:
         options = {
             "keep_punctuation": keep_punctuation,
             "consistent_casing": consistent_casing,
+            "ends_sentence": ends_sentence,
             "return_probabilities": return_probabilities,
             "return_sentences": return_sentences,
             "tasks": tasks,
