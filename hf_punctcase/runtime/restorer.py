@@ -146,21 +146,6 @@ class OnDeviceRestorer:
         unknown = sorted(set(switches) - {option.name for option in task_options()})
         if unknown:
             raise TypeError(f"unknown arguments for OnDeviceRestorer: {unknown}")
-        run = option_runner(switches, self.model_tasks, str(self.folder))
-        if run is not None:
-            options = {
-                "keep_punctuation": keep_punctuation, "consistent_casing": consistent_casing,
-                "ends_sentence": ends_sentence, "return_probabilities": return_probabilities, "return_sentences": return_sentences,
-                "tasks": tasks, "window_words": window_words, "context_words": context_words,
-            }
-            return run(
-                lambda items, split, **given: self(items, is_split_into_words=split, **given),
-                inputs, is_split_into_words, **options,
-            )
-        tasks = check_tasks(tasks)
-        window_words = self.window_words if window_words is None else window_words
-        context_words = self.context_words if context_words is None else context_words
-        check_window_sizes(window_words, context_words)
         options = {
             "keep_punctuation": keep_punctuation,
             "consistent_casing": consistent_casing,
@@ -169,6 +154,16 @@ class OnDeviceRestorer:
             "return_sentences": return_sentences,
             "tasks": tasks,
         }
+        run = option_runner(switches, self.model_tasks, str(self.folder))
+        if run is not None:
+            return run(
+                lambda items, split, **given: self(items, is_split_into_words=split, **given),
+                inputs, is_split_into_words, **options, window_words=window_words, context_words=context_words,
+            )
+        options["tasks"] = check_tasks(tasks)
+        window_words = self.window_words if window_words is None else window_words
+        context_words = self.context_words if context_words is None else context_words
+        check_window_sizes(window_words, context_words)
         items, single = parse_inputs(inputs, is_split_into_words, caller="OnDeviceRestorer")
         results = self._restore([transcript(item) for item in items], window_words, context_words, options)
         return results[0] if single else results
