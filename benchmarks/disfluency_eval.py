@@ -59,8 +59,7 @@ def main() -> None:
     figures: dict[str, dict] = {}
     for split in args.splits:
         figures[split] = evaluate_disfluency(restorer, calls[split], batch_size=args.batch_size)
-    plan = restorer.execution_plan
-    print(f"model {args.model}, {plan.runtime} {plan.precision}, device {restorer.device}\n")
+    print(f"model {args.model}: {restorer.execution_plan.describe()}\n")
     print(disfluency_table(figures))
     if args.swda:
         figures["swda"] = swda_removal(restorer, root, args.batch_size)
