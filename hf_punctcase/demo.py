@@ -131,10 +131,9 @@ def restore_transcript(
             *(None if score is None else round(float(score), 3) for score in scores),
             bool(entry.get("removed", False)),
         ])
-    plan = restorer.execution_plan
     figures = (
         f"{len(words):,} words in {seconds:.2f} s: {len(words) / max(seconds, 1e-9):,.0f} words/s ({model}; "
-        f"{plan.runtime} {plan.precision} on {plan.device}: {plan.reason})"
+        f"{restorer.execution_plan.describe()})"
     )
     return result["text"], highlighted, rows, figures
 
