@@ -12,6 +12,10 @@ licence, and its card lists it). Rerunning the same command resumes where it sto
     python recipes/speech_loop.py --documents ted-dev --dev-set --output runs/speech/ted_dev_asr.jsonl
     # the user's punctuated text (.txt or .jsonl with "text")
     python recipes/speech_loop.py --documents my_text.jsonl --output my_asr.jsonl
+    # Whisper alone at the ASR dev set's noise, its utterances joined into passages of running speech
+    python recipes/speech_loop.py --documents ted-train --utterances-per-document 8 --max-utterances 4000 \
+        --recognizers whisper --snr-db 15 10 5 0 --max-wer 0.4 --output runs/speech/ted_train_noisy.jsonl \
+        --passages-copy runs/speech/ted_train_noisy_passages.jsonl
     # the ASR errors it saw, for simulated noise at any scale (--asr_noise_model of the training recipes)
     python recipes/speech_loop.py --documents ted-train --max-utterances 2000 --output runs/speech/ted_train.jsonl \
         --noise-model runs/speech/asr_noise.json
@@ -34,7 +38,7 @@ from hf_punctcase.data import data_dir, document_split, read_iwslt_cased, read_t
 from hf_punctcase.data.asr_noise import AsrNoiseModel
 from hf_punctcase.atomic_files import atomic_write_text
 from hf_punctcase.cards.lineage import write_text_provenance
-from hf_punctcase.speech import SpeechLoopConfig, read_records, run_speech_loop, utterances
+from hf_punctcase.speech import SpeechLoopConfig, passages, read_records, run_speech_loop, utterances
 
 #: --documents → the corpus its text is recorded as (the ``LICENCES`` entry a model card shows).
 TEXT_CORPORA = {"ted-train": "ted", "ted-dev": "ted_dev"}
@@ -81,6 +85,9 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--one-best-copy", default=None,
                         help="also write a copy of the output whose records keep their 1-best hypothesis only")
+    parser.add_argument("--passages-copy", default=None,
+                        help="also write a copy whose records join consecutive utterances of a document (their 1-best "
+                             "hypotheses, of the last --recognizers) into passages, as the pipeline reads running speech")
     parser.add_argument("--noise-model", default=None,
                         help="also write the ASR errors of the whole output as an AsrNoiseModel JSON (simulated noise)")
     args = parser.parse_args(argv)
@@ -112,6 +119,12 @@ def main(argv: list[str] | None = None) -> dict:
             json.dumps({**record, "hypotheses": record["hypotheses"][:1], "wer": record["wer"][:1]}, ensure_ascii=False) + "\n"
             for record in records if record["hypotheses"] and record["hypotheses"][0] == record["one_best"]
         ))
+    if args.passages_copy:
+        write_text_provenance(args.passages_copy, made_by, [text_corpus], documents=args.documents)
+        joined = passages(read_records(args.output), recognizer=config.recognizers[-1])
+        atomic_write_text(args.passages_copy, "".join(json.dumps(record, ensure_ascii=False) + "\n" for record in joined))
+        summary["passages"] = {"path": args.passages_copy, "passages": len(joined),
+                               "utterances": sum(record["utterances"] for record in joined)}
     if args.noise_model:
         noise = AsrNoiseModel.from_speech_loop([args.output])
         noise.save(args.noise_model)

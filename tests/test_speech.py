@@ -17,7 +17,7 @@ from hf_punctcase.data import LICENCES
 from hf_punctcase.data.asr_noise import AsrNoiseModel, add_asr_noise, simulate_asr
 from hf_punctcase.evaluation import speech_loop_dev_sets
 from hf_punctcase.labels import LabelScheme
-from hf_punctcase.speech import SpeechLoopConfig, read_records, run_speech_loop, summarize, utterances
+from hf_punctcase.speech import SpeechLoopConfig, passages, read_records, run_speech_loop, summarize, utterances
 
 # the recipes' folder, for the tests that run recipes/finetune.py and recipes/speech_loop.py
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "recipes"))
@@ -202,6 +202,49 @@ def test_speech_loop_output_is_a_reference_and_an_asr_dev_set_over_the_same_docu
     assert [ref.punct for _, ref in pairs] == [r.punct for r in references]
 
 
+def _record(utterance: str, reference: str, one_best: str | None, kept: bool = True, recognizer: str = "whisper") -> dict:
+    return {"utterance": utterance, "reference": reference, "recognizer": recognizer, "one_best": one_best,
+            "hypotheses": [one_best] if kept and one_best is not None else []}
+
+
+def test_passages_join_runs_of_consecutive_kept_utterances():
+    records = [
+        _record("a/0", "Hello there.", "hello bear"),
+        _record("a/1", "How are you?", "how are you"),
+        _record("a/2", "Fine, thanks.", "find thanks", kept=False),  # over max_wer: ends the passage
+        _record("a/3", "Good.", "good"),
+        _record("a/5", "Bye.", "bye"),  # a gap in the numbers: not running speech with a/3
+        _record("b/0", "Next talk.", "next talk"),
+        _record("b/1", "Silence?", None),  # heard nothing
+    ]
+    joined = passages(records)
+    assert [(p["id"], p["reference"], p["hypotheses"], p["utterances"]) for p in joined] == [
+        ("a/0", "Hello there. How are you?", ["hello bear how are you"], 2),
+        ("a/3", "Good.", ["good"], 1),
+        ("a/5", "Bye.", ["bye"], 1),
+        ("b/0", "Next talk.", ["next talk"], 1),
+    ]
+    # as a dev set scores them: whole documents, a dropped or unheard utterance all deletions
+    whole = passages(records, keep_dropped=True)
+    assert [(p["reference"], p["hypotheses"]) for p in whole] == [
+        ("Hello there. How are you? Fine, thanks. Good. Bye.", ["hello bear how are you good bye"]),
+        ("Next talk. Silence?", ["next talk"]),
+    ]
+
+
+def test_passages_of_several_recognizers_need_one_named(tmp_path):
+    records = [_record("a/0", "Hello there.", "hello bear"), _record("a/0", "Hello there.", "hello there", recognizer="pocketsphinx")]
+    with pytest.raises(ValueError, match="several recognizers"):
+        passages(records)
+    with pytest.raises(ValueError, match="no records of recognizer 'kaldi'"):
+        passages(records, recognizer="kaldi")
+    assert passages(records, recognizer="pocketsphinx")[0]["hypotheses"] == ["hello there"]
+    both = tmp_path / "both.jsonl"
+    both.write_text("".join(json.dumps(record) + "\n" for record in records), encoding="utf-8")
+    with pytest.raises(ValueError, match="several recognizers"):
+        speech_loop_dev_sets(both)
+
+
 @needs_jiwer
 def test_noise_model_measures_rates_and_confusions(tmp_path):
     pairs = [
@@ -310,3 +353,24 @@ def test_speech_loop_recipe_records_the_corpus_its_text_came_from(documents, cor
     (text_data,) = read_provenance(output)["text_data"]
     assert text_data["corpus"] == corpus and text_data["name"] == LICENCES[corpus][0]
     assert text_data["licence"] == "CC BY-NC-ND 3.0"
+
+
+@needs_speech
+def test_speech_loop_recipe_writes_passages_the_asr_hypotheses_corpus_reads(tmp_path):
+    import speech_loop
+
+    from hf_punctcase.data import read_asr_hypotheses
+
+    document = tmp_path / "talk.jsonl"
+    document.write_text(json.dumps({"text": TALK}) + "\n", encoding="utf-8")
+    output, copy = tmp_path / "loop.jsonl", tmp_path / "passages.jsonl"
+    summary = speech_loop.main(["--documents", str(document), "--output", str(output), "--recognizers", "whisper",
+                                "--snr-db", "clean", "--max-words", "12", "--processes", "1", "--passages-copy", str(copy)])
+    records = read_records(output)
+    read = list(read_asr_hypotheses([copy]))
+    kept = [r for r in records if r["hypotheses"]]
+    assert len(records) >= 3 and summary["passages"]["utterances"] == len(kept)
+    assert " ".join(reference for _, reference, _ in read) == " ".join(r["reference"] for r in kept)
+    assert " ".join(h for _, _, (h,) in read) == " ".join(r["one_best"] for r in kept)
+    assert read_provenance(copy)["text_data"][0]["corpus"] == "text"
+

@@ -72,21 +72,17 @@ def speech_loop_dev_sets(path: str | os.PathLike, name: str | None = None) -> tu
     """A speech loop output (recipes/speech_loop.py) as two dev sets over the same documents: its
     reference transcripts (``"{name}: reference"``) and its 1-best hypotheses scored against them
     after alignment (``"{name}: ASR"``), so that a model's reference and ASR F1 sit side by side.
-    Utterances are joined back into their documents, in file order; an utterance a recogniser heard
-    nothing in contributes its reference words only (all deleted in the hypothesis). The file is read
-    here, once; ``ValueError`` if it holds no records."""
-    from ..speech.loop import read_records
+    Utterances are joined back into their documents (:func:`hf_punctcase.speech.passages` with
+    ``keep_dropped``), in file order; an utterance whose hypothesis was dropped or that a recogniser
+    heard nothing in contributes its reference words only (all deleted in the hypothesis). The file is
+    read here, once; ``ValueError`` if it holds no records or records of several recognizers."""
+    from ..speech.loop import passages, read_records
 
     path = Path(path)
     records = read_records(path)
     if not records:
         raise ValueError(f"{path}: no speech loop records")
-    joined: dict[str, tuple[list[str], list[str]]] = {}
-    for record in records:
-        hypothesis, reference = joined.setdefault(record["utterance"].rsplit("/", 1)[0], ([], []))
-        hypothesis.extend(record["hypotheses"][0].split() if record["hypotheses"] else [])
-        reference.append(record["reference"])
-    documents = [(words, " ".join(texts)) for words, texts in joined.values()]
+    documents = [(p["hypotheses"][0].split(), p["reference"]) for p in passages(records, keep_dropped=True)]
     name = name or path.stem
     return (
         DevSet(f"{name}: reference", lambda root, s: [s.parse(text) for _, text in documents], True, ()),

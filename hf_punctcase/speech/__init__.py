@@ -5,7 +5,17 @@ Whisper hypotheses with word error rates, for ``asr_hypotheses`` training data a
 extra; the classes load piper-tts, pocketsphinx, faster-whisper and their model packages when built.
 """
 
-from .loop import SENTENCE_ENDS, SpeechLoop, SpeechLoopConfig, Utterance, read_records, run_speech_loop, summarize, utterances
+from .loop import (
+    SENTENCE_ENDS,
+    SpeechLoop,
+    SpeechLoopConfig,
+    Utterance,
+    passages,
+    read_records,
+    run_speech_loop,
+    summarize,
+    utterances,
+)
 from .normalization import normalize_transcript, spell_numbers
 
 __all__ = [
@@ -14,6 +24,7 @@ __all__ = [
     "SpeechLoopConfig",
     "Utterance",
     "normalize_transcript",
+    "passages",
     "read_records",
     "run_speech_loop",
     "spell_numbers",

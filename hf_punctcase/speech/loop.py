@@ -208,6 +208,47 @@ def read_records(path: str | os.PathLike) -> list[dict]:
     return records
 
 
+def passages(records: Iterable[dict], recognizer: str | None = None, keep_dropped: bool = False) -> list[dict]:
+    """The loop's utterances joined back into running speech, in file order, as the pipeline reads ASR
+    output: records of one ``recognizer`` (``None``: the output's only one), each passage a record the
+    ``asr_hypotheses`` corpus reads, ``{"id", "reference", "hypotheses": [joined 1-best], "utterances"}``.
+
+    A passage is a run of consecutive utterances of one document whose 1-best hypothesis was kept: an
+    utterance whose 1-best was dropped (over ``max_wer``) or a gap in the utterance numbers ends it, so
+    no passage holds a hypothesis the filter rejected. With ``keep_dropped`` each document is one
+    passage and such an utterance contributes its reference words only (all deleted in the hypothesis),
+    as an ASR dev set scores every word."""
+    records = list(records)
+    names = sorted({record["recognizer"] for record in records})
+    if recognizer is None:
+        if len(names) > 1:
+            raise ValueError(f"the records come from several recognizers {names}: name the one to join")
+    elif recognizer not in names:
+        raise ValueError(f"no records of recognizer {recognizer!r}; the output has {names}")
+    joined: list[dict] = []
+    previous: tuple[str, int] | None = None
+    for record in records:
+        if recognizer is not None and record["recognizer"] != recognizer:
+            continue
+        document, _, index = record["utterance"].rpartition("/")
+        kept = bool(record["hypotheses"]) and record["hypotheses"][0] == record["one_best"]
+        if not kept and not keep_dropped:
+            previous = None
+            continue
+        follows = previous is not None and previous[0] == document and (keep_dropped or previous[1] + 1 == int(index))
+        if not follows:
+            joined.append({"id": record["utterance"], "references": [], "words": [], "utterances": 0})
+        passage = joined[-1]
+        passage["references"].append(record["reference"])
+        passage["words"].extend(record["one_best"].split() if kept else [])
+        passage["utterances"] += 1
+        previous = (document, int(index))
+    return [
+        {"id": p["id"], "reference": " ".join(p["references"]), "hypotheses": [" ".join(p["words"])], "utterances": p["utterances"]}
+        for p in joined
+    ]
+
+
 def run_speech_loop(
     items: Iterable[Utterance],
     output: str | os.PathLike,
