@@ -13,7 +13,7 @@ licence, and its card lists it). Rerunning the same command resumes where it sto
     # the user's punctuated text (.txt or .jsonl with "text")
     python recipes/speech_loop.py --documents my_text.jsonl --output my_asr.jsonl
     # Whisper alone at the ASR dev set's noise, its utterances joined into passages of running speech
-    python recipes/speech_loop.py --documents ted-train --utterances-per-document 8 --max-utterances 4000 \
+    python recipes/speech_loop.py --documents ted-train --utterances-per-document 8 --max-utterances 3000 \
         --recognizers whisper --snr-db 15 10 5 0 --max-wer 0.4 --output runs/speech/ted_train_noisy.jsonl \
         --passages-copy runs/speech/ted_train_noisy_passages.jsonl
     # the ASR errors it saw, for simulated noise at any scale (--asr_noise_model of the training recipes)
