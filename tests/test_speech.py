@@ -230,6 +230,12 @@ def test_passages_join_runs_of_consecutive_kept_utterances():
         ("Hello there. How are you? Fine, thanks. Good. Bye.", ["hello bear how are you good bye"]),
         ("Next talk. Silence?", ["next talk"]),
     ]
+    # a document's records wherever they lie (files joined by hand), and ids of another form
+    shuffled = passages([records[5], records[0], records[6], records[1], _record("c/x", "Odd id.", "odd id")], keep_dropped=True)
+    assert [(p["reference"], p["hypotheses"]) for p in shuffled] == [
+        ("Next talk. Silence?", ["next talk"]), ("Hello there. How are you?", ["hello bear how are you"]), ("Odd id.", ["odd id"]),
+    ]
+    assert [p["utterances"] for p in passages([_record("c/x", "A.", "a"), _record("c/y", "B.", "b")])] == [1, 1]
 
 
 def test_passages_of_several_recognizers_need_one_named(tmp_path):

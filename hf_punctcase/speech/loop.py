@@ -226,27 +226,42 @@ def passages(records: Iterable[dict], recognizer: str | None = None, keep_droppe
     elif recognizer not in names:
         raise ValueError(f"no records of recognizer {recognizer!r}; the output has {names}")
     joined: list[dict] = []
-    previous: tuple[str, int] | None = None
+    by_document: dict[str, dict] = {}  # keep_dropped: one passage a document, wherever its records lie
+    previous: tuple[str, str] | None = None
     for record in records:
         if recognizer is not None and record["recognizer"] != recognizer:
             continue
         document, _, index = record["utterance"].rpartition("/")
         kept = bool(record["hypotheses"]) and record["hypotheses"][0] == record["one_best"]
-        if not kept and not keep_dropped:
+        if keep_dropped:
+            passage = by_document.get(document)
+            if passage is None:
+                passage = by_document[document] = _new_passage(record["utterance"])
+                joined.append(passage)
+        elif not kept:
             previous = None
             continue
-        follows = previous is not None and previous[0] == document and (keep_dropped or previous[1] + 1 == int(index))
-        if not follows:
-            joined.append({"id": record["utterance"], "references": [], "words": [], "utterances": 0})
-        passage = joined[-1]
+        else:
+            if not (previous is not None and previous[0] == document and _next_index(previous[1]) == index):
+                joined.append(_new_passage(record["utterance"]))
+            passage = joined[-1]
+            previous = (document, index)
         passage["references"].append(record["reference"])
         passage["words"].extend(record["one_best"].split() if kept else [])
         passage["utterances"] += 1
-        previous = (document, int(index))
     return [
         {"id": p["id"], "reference": " ".join(p["references"]), "hypotheses": [" ".join(p["words"])], "utterances": p["utterances"]}
         for p in joined
     ]
+
+
+def _new_passage(utterance_id: str) -> dict:
+    return {"id": utterance_id, "references": [], "words": [], "utterances": 0}
+
+
+def _next_index(index: str) -> str | None:
+    """The utterance number after ``index`` (ids are ``{document}/{number}``); None for another form."""
+    return str(int(index) + 1) if index.isdigit() else None
 
 
 def run_speech_loop(
