@@ -38,7 +38,7 @@ from hf_punctcase.data import data_dir, document_split, read_iwslt_cased, read_t
 from hf_punctcase.data.asr_noise import AsrNoiseModel
 from hf_punctcase.atomic_files import atomic_write_text
 from hf_punctcase.cards.lineage import write_text_provenance
-from hf_punctcase.speech import SpeechLoopConfig, passages, read_records, run_speech_loop, utterances
+from hf_punctcase.speech import SpeechLoopConfig, one_best_kept, passages, read_records, run_speech_loop, utterances
 
 #: --documents → the corpus its text is recorded as (the ``LICENCES`` entry a model card shows).
 TEXT_CORPORA = {"ted-train": "ted", "ted-dev": "ted_dev"}
@@ -112,16 +112,16 @@ def main(argv: list[str] | None = None) -> dict:
     text_corpus = TEXT_CORPORA.get(args.documents, "text")
     made_by = f"the speech loop's ASR output ({', '.join(config.recognizers)}) of its sentences spoken by piper-tts"
     write_text_provenance(args.output, made_by, [text_corpus], documents=args.documents)
+    records = read_records(args.output) if args.one_best_copy or args.passages_copy else []
     if args.one_best_copy:
         write_text_provenance(args.one_best_copy, made_by, [text_corpus], documents=args.documents)
-        records = read_records(args.output)
         atomic_write_text(args.one_best_copy, "".join(
             json.dumps({**record, "hypotheses": record["hypotheses"][:1], "wer": record["wer"][:1]}, ensure_ascii=False) + "\n"
-            for record in records if record["hypotheses"] and record["hypotheses"][0] == record["one_best"]
+            for record in records if one_best_kept(record)
         ))
     if args.passages_copy:
         write_text_provenance(args.passages_copy, made_by, [text_corpus], documents=args.documents)
-        joined = passages(read_records(args.output), recognizer=config.recognizers[-1])
+        joined = passages(records, recognizer=config.recognizers[-1])
         atomic_write_text(args.passages_copy, "".join(json.dumps(record, ensure_ascii=False) + "\n" for record in joined))
         summary["passages"] = {"path": args.passages_copy, "passages": len(joined),
                                "utterances": sum(record["utterances"] for record in joined)}

@@ -208,6 +208,11 @@ def read_records(path: str | os.PathLike) -> list[dict]:
     return records
 
 
+def one_best_kept(record: dict) -> bool:
+    """Whether a record's own 1-best hypothesis passed the WER filter (it leads its kept hypotheses)."""
+    return bool(record["hypotheses"]) and record["hypotheses"][0] == record["one_best"]
+
+
 def passages(records: Iterable[dict], recognizer: str | None = None, keep_dropped: bool = False) -> list[dict]:
     """The loop's utterances joined back into running speech, in file order, as the pipeline reads ASR
     output: records of one ``recognizer`` (``None``: the output's only one), each passage a record the
@@ -232,7 +237,7 @@ def passages(records: Iterable[dict], recognizer: str | None = None, keep_droppe
         if recognizer is not None and record["recognizer"] != recognizer:
             continue
         document, _, index = record["utterance"].rpartition("/")
-        kept = bool(record["hypotheses"]) and record["hypotheses"][0] == record["one_best"]
+        kept = one_best_kept(record)
         if keep_dropped:
             passage = by_document.get(document)
             if passage is None:
