@@ -26,7 +26,8 @@ VOCABULARY = (
 
 #: The dtype the tiny pipeline runs in: float32, or bfloat16 to run the suite in bf16
 #: (HF_PUNCTCASE_TEST_DTYPE=bfloat16 python -m pytest); no test depends on which CPU runs it.
-TEST_DTYPE = getattr(torch, os.environ.get("HF_PUNCTCASE_TEST_DTYPE", "float32"))
+TEST_DTYPE_NAME = os.environ.get("HF_PUNCTCASE_TEST_DTYPE", "float32")
+TEST_DTYPE = getattr(torch, TEST_DTYPE_NAME)
 #: How far two runs of one model on the same words may differ in a probability when the batch, the
 #: padding or the kernels differ (bf16 rounds to 8 bits of mantissa).
 PROBABILITY_TOLERANCE = 1e-4 if TEST_DTYPE == torch.float32 else 3e-2

@@ -4,10 +4,8 @@ import subprocess
 
 import pytest
 
-from conftest import TEST_DTYPE, VOCABULARY, run_cli
+from conftest import TEST_DTYPE_NAME, VOCABULARY, run_cli
 from hf_punctcase.cli import main
-
-DTYPE_NAME = str(TEST_DTYPE).removeprefix("torch.")
 
 
 def test_text_argument(monkeypatch, capsys, tiny_model_dir):
@@ -47,7 +45,7 @@ def test_lines_end_sentences_unless_asked_not_to(monkeypatch, capsys, tiny_model
     assert all(line[-1] in ".?" for line in closed) and closed != pieces  # the tiny model leaves an end open
     for flag, expected in (([], closed), (["--no-ends-sentence"], pieces)):
         # the fixture's dtype, not the CLI's auto, which is bf16 on CPUs with bf16 instructions
-        code, out, _ = run_cli(monkeypatch, capsys, ["restore", "-m", tiny_model_dir, "--dtype", DTYPE_NAME, *flag],
+        code, out, _ = run_cli(monkeypatch, capsys, ["restore", "-m", tiny_model_dir, "--dtype", TEST_DTYPE_NAME, *flag],
                                stdin="\n".join(lines))
         assert code == 0 and out.splitlines() == expected
 

@@ -21,7 +21,7 @@ from huggingface_hub import constants as hub_constants
 from transformers import pipeline
 
 import hf_punctcase
-from conftest import TEST_DTYPE
+from conftest import TEST_DTYPE, TEST_DTYPE_NAME
 from hf_punctcase.cli import main as cli_main
 from hf_punctcase.hub import push_to_hub
 from hf_punctcase.export.remote_code import REMOTE_CODE_TASK
@@ -135,7 +135,7 @@ def test_pull_without_the_plugin_through_trust_remote_code(local_hub, tiny_model
     script = f"""
 import json, sys
 from transformers import AutoModelForTokenClassification, pipeline
-p = pipeline(model="org/tiny", trust_remote_code=True, dtype={str(TEST_DTYPE).removeprefix("torch.")!r})
+p = pipeline(model="org/tiny", trust_remote_code=True, dtype={TEST_DTYPE_NAME!r})
 result = p({TEXT!r})
 model = AutoModelForTokenClassification.from_pretrained("org/tiny", revision={info.oid!r}, trust_remote_code=True)
 print(json.dumps({{"task": p.task, "text": result["text"],
