@@ -155,7 +155,9 @@ def tiny_cnn_config(vocab_size: int, **kwargs) -> hf_punctcase.CnnBiLstmConfig:
 @pytest.fixture(scope="session")
 def tiny_cnn_model(tiny_cnn_tokenizer) -> hf_punctcase.CnnBiLstmForJointTokenClassification:
     torch.manual_seed(0)
-    return hf_punctcase.CnnBiLstmForJointTokenClassification(tiny_cnn_config(len(tiny_cnn_tokenizer))).eval()
+    model = hf_punctcase.CnnBiLstmForJointTokenClassification(tiny_cnn_config(len(tiny_cnn_tokenizer)))
+    model.mark_word_initial_pieces(tiny_cnn_tokenizer)
+    return model.eval()
 
 
 @pytest.fixture(scope="session")

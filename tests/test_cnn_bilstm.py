@@ -96,32 +96,43 @@ def test_outputs_are_the_joint_output_with_a_logits_alias(tiny_cnn_model, tiny_c
     assert tiny_cnn_model.config.id2label == dict(enumerate(tiny_cnn_model.config.punct_labels))
 
 
-def test_padding_changes_nothing_of_a_sequence(tiny_cnn_model, tiny_cnn_tokenizer):
+@pytest.fixture(scope="module")
+def tiny_subword_model(tiny_cnn_tokenizer) -> CnnBiLstmForJointTokenClassification:
+    """The family's earlier form: LSTMs and heads over every subword."""
+    torch.manual_seed(0)
+    return CnnBiLstmForJointTokenClassification(tiny_cnn_config(len(tiny_cnn_tokenizer), **CnnBiLstmConfig.EARLIER_FORM)).eval()
+
+
+@pytest.mark.parametrize("form", ["word", "subword"])
+def test_padding_changes_nothing_of_a_sequence(form, tiny_cnn_model, tiny_subword_model, tiny_cnn_tokenizer):
+    model = tiny_cnn_model if form == "word" else tiny_subword_model
+    assert model.config.recurrent_unit == form
     words = ["the", "doctor", "asked", "whether", "the", "patient", "had", "pain"]
     alone = _batch(tiny_cnn_tokenizer, [words])
     padded = _batch(tiny_cnn_tokenizer, [words, words * 3])
     n = alone["input_ids"].shape[1]
     assert padded["attention_mask"][0, n:].sum() == 0 and padded["input_ids"].shape[1] > n
     with torch.no_grad():
-        single = tiny_cnn_model(**alone)
-        batched = tiny_cnn_model(**padded)
+        single = model(**alone)
+        batched = model(**padded)
         # whatever the padding holds
         garbage = padded["input_ids"].clone()
         garbage[0, n:] = 7
-        noisy = tiny_cnn_model(input_ids=garbage, attention_mask=padded["attention_mask"])
+        noisy = model(input_ids=garbage, attention_mask=padded["attention_mask"])
     for name in ("punct_logits", "case_logits"):
         torch.testing.assert_close(batched[name][0, :n], single[name][0], rtol=1e-5, atol=1e-6)
         torch.testing.assert_close(noisy[name][0, :n], batched[name][0, :n], rtol=0, atol=0)
 
 
-def test_heads_read_shifted_states_zero_beyond_the_ends(tiny_cnn_model, tiny_cnn_tokenizer):
+def test_subword_heads_read_shifted_states_zero_beyond_the_ends(tiny_subword_model, tiny_cnn_tokenizer):
+    model = tiny_subword_model
     batch = _batch(tiny_cnn_tokenizer, [["so", "what", "are", "the", "risks"], ["i", "am"]])
     with torch.no_grad():
-        states = tiny_cnn_model.states(batch["input_ids"], batch["attention_mask"])
-        output = tiny_cnn_model(**batch)
+        states = model.states(batch["input_ids"], batch["attention_mask"])
+        output = model(**batch)
     last = int(batch["attention_mask"][1].sum()) - 1
     zeros = torch.zeros_like(states[1, 0])
-    punct, case = tiny_cnn_model.punct_classifier, tiny_cnn_model.case_classifier
+    punct, case = model.punct_classifier, model.case_classifier
     # punctuation of t reads [s_t ; s_t+1]; casing of t reads [s_t-1 ; s_t]
     torch.testing.assert_close(output.punct_logits[0, 1], punct(torch.cat([states[0, 1], states[0, 2]])))
     torch.testing.assert_close(output.case_logits[0, 1], case(torch.cat([states[0, 0], states[0, 1]])))
@@ -129,6 +140,55 @@ def test_heads_read_shifted_states_zero_beyond_the_ends(tiny_cnn_model, tiny_cnn
     torch.testing.assert_close(output.punct_logits[1, last], punct(torch.cat([states[1, last], zeros])))
     torch.testing.assert_close(output.case_logits[1, 0], case(torch.cat([zeros, states[1, 0]])))
     assert states[1, last + 1 :].abs().sum() == 0
+
+
+def test_word_heads_read_the_next_and_previous_word_between_edge_tokens(tiny_cnn_model, tiny_cnn_tokenizer):
+    model = tiny_cnn_model
+    texts = [["so", "whatsoever", "unbelievably", "risks"], ["i", "am"]]
+    batch = _batch(tiny_cnn_tokenizer, texts)
+    with torch.no_grad():
+        states, origin, counts = model.word_states(batch["input_ids"], batch["attention_mask"])
+        output = model(**batch)
+    # <s> w_1 … w_n </s>: two slots more than words, each gathered from its word's first subword
+    assert counts.tolist() == [len(texts[0]) + 2, len(texts[1]) + 2]
+    for row, words in enumerate(texts):
+        word_ids = batch.word_ids(row)
+        first = [word_ids.index(index) for index in range(len(words))]
+        assert [position - 1 for position in origin[row, 1 : len(words) + 1].tolist()] == first
+        punct, case = model.punct_classifier, model.case_classifier
+        for index, position in enumerate(first):
+            # the mark after word t reads [s_t ; s_t+1] (</s> after the last); its casing [s_t-1 ; s_t] (<s> first)
+            slot = index + 1
+            torch.testing.assert_close(output.punct_logits[row, position], punct(torch.cat([states[row, slot], states[row, slot + 1]])))
+            torch.testing.assert_close(output.case_logits[row, position], case(torch.cat([states[row, slot - 1], states[row, slot]])))
+        # the other subwords and the padding read nothing
+        others = [position for position in range(batch["input_ids"].shape[1]) if position not in first]
+        assert others and output.punct_logits[row, others].abs().sum() == 0 and output.case_logits[row, others].abs().sum() == 0
+    # a sequence's states stop at its </s>
+    assert states[1, counts[1] :].abs().sum() == 0
+    # words split into several subwords, so the LSTMs run over fewer steps than subwords
+    assert int(counts[0]) - 2 < int(batch["attention_mask"][0].sum())
+
+
+def test_word_initial_pieces_come_from_the_tokenizer(tiny_cnn_tokenizer, tiny_cnn_model):
+    initial = tiny_cnn_model.word_initial
+    for piece, index in tiny_cnn_tokenizer.get_vocab().items():
+        assert bool(initial[index]) == (piece.startswith("▁") or piece == "<unk>"), piece
+    with pytest.raises(ValueError, match="recurrent_unit='word'"):
+        CnnBiLstmForJointTokenClassification(tiny_cnn_config(99, recurrent_unit="subword")).mark_word_initial_pieces(tiny_cnn_tokenizer)
+    with pytest.raises(ValueError, match="pieces"):
+        CnnBiLstmForJointTokenClassification(tiny_cnn_config(10)).mark_word_initial_pieces(tiny_cnn_tokenizer)
+
+
+def test_configs_written_before_the_word_model_load_as_the_subword_model(tmp_path):
+    shipped = CnnBiLstmConfig.from_pretrained(hf_punctcase.ON_DEVICE_MODEL_DIR)
+    assert (shipped.recurrent_unit, shipped.dropout_scope, shipped.initialization) == ("subword", "all_layers", "normal")
+    fresh = CnnBiLstmConfig(vocab_size=50)
+    assert (fresh.recurrent_unit, fresh.dropout_scope, fresh.initialization) == ("word", "heads", "kaiming_uniform")
+    fresh.save_pretrained(tmp_path)
+    assert CnnBiLstmConfig.from_pretrained(tmp_path).recurrent_unit == "word"
+    with pytest.raises(ValueError, match="recurrent_unit must be one of word, subword"):
+        CnnBiLstmConfig(recurrent_unit="character")
 
 
 def test_loss_is_casing_plus_alpha_punctuation(tiny_cnn_tokenizer):
@@ -159,6 +219,8 @@ def test_config_refuses_bad_sizes():
         CnnBiLstmConfig(cnn_kernel_size=4)
     with pytest.raises(ValueError, match="dropout"):
         CnnBiLstmConfig(dropout=1.0)
+    with pytest.raises(ValueError, match="dropout_scope"):
+        CnnBiLstmConfig(dropout_scope="embeddings")
     with pytest.raises(ValueError, match="punct_class_weights"):
         CnnBiLstmConfig(punct_class_weights=[1.0, 2.0])
 
@@ -166,6 +228,7 @@ def test_config_refuses_bad_sizes():
 def test_trains_a_few_steps_and_save_load_gives_the_same_outputs(tiny_cnn_tokenizer, tmp_path):
     torch.manual_seed(0)
     model = CnnBiLstmForJointTokenClassification(tiny_cnn_config(len(tiny_cnn_tokenizer), dropout=0.1))
+    model.mark_word_initial_pieces(tiny_cnn_tokenizer)
     words = [["so", "what", "are", "the", "risks", "i", "am", "not", "technical"]] * 4
     encoding = tokenize_and_align_labels(tiny_cnn_tokenizer, words, [[0, 0, 0, 0, 3, 0, 0, 0, 2]] * 4, [[1, 0, 0, 0, 0, 1, 0, 0, 0]] * 4, 64)
     batch = {name: torch.tensor(values) for name, values in encoding.items()}
@@ -262,11 +325,11 @@ def test_finetune_recipe_trains_the_family_from_scratch(tmp_path):
         "--output_dir", str(tmp_path / "tok"), "--train_corpora", f"text:{corpus}", "--vocab_size", "150",
     ])
 
-    def train(max_steps: int, *options: str):
+    def train(max_steps: int, *options: str, output: str = "run"):
         return finetune.main([
             "--model_family", "cnn_bilstm", "--tokenizer_name_or_path", str(tokenizer_dir),
             "--config_overrides", "embedding_size=16,hidden_size=16",
-            "--output_dir", str(tmp_path / "run"), "--train_corpora", f"text:{corpus}", "--eval_corpora", f"text:{corpus}",
+            "--output_dir", str(tmp_path / output), "--train_corpora", f"text:{corpus}", "--eval_corpora", f"text:{corpus}",
             "--per_device_train_batch_size", "4", "--learning_rate", "1e-3", "--max_steps", str(max_steps),
             "--eval_strategy", "steps", "--eval_steps", "2", "--save_steps", "2", "--save_total_limit", "1",
             "--load_best_model_at_end", "--metric_for_best_model", "punct_overall_f1",
@@ -289,6 +352,22 @@ def test_finetune_recipe_trains_the_family_from_scratch(tmp_path):
     assert config["vocab_size"] == len(AutoTokenizer.from_pretrained(tokenizer_dir))
     assert "CNN-BiLSTM" in (final / "README.md").read_text()
     assert 0.0 <= summary["pipeline_dev"]["text"]["punct_overall_f1"] <= 1.0
+    # the paper's model: word-level, its word-initial pieces taken from the tokenizer and saved with it
+    assert config["recurrent_unit"] == "word"
+    loaded = CnnBiLstmForJointTokenClassification.from_pretrained(final)
+    pieces = AutoTokenizer.from_pretrained(tokenizer_dir).get_vocab()
+    assert int(loaded.word_initial.sum()) == sum(piece.startswith("▁") or piece == "<unk>" for piece in pieces)
+    # the authors' optimiser and schedule: Adam with L2 weight decay, the rate cut on a dev-loss plateau
+    authors = train(
+        4, "--weight_decay_as_l2", "--weight_decay", "2.5e-5", "--lr_scheduler_type", "reduce_lr_on_plateau",
+        "--metric_for_best_model", "loss", output="authors",
+    )
+    checkpoint = max((tmp_path / "authors").glob("checkpoint-*"), key=lambda path: int(path.name.split("-")[1]))
+    group = torch.load(checkpoint / "optimizer.pt", weights_only=True)["param_groups"][0]
+    assert group["weight_decay"] == 2.5e-5 and not group.get("decoupled_weight_decay", False)
+    # ReduceLROnPlateau's state, not a LambdaLR's
+    assert {"patience", "num_bad_epochs", "best"} <= set(torch.load(checkpoint / "scheduler.pt", weights_only=False))
+    assert (authors / "config.json").is_file()
     # and it goes on training as a checkpoint of its family
     with pytest.raises(ValueError, match="cnn_bilstm_punct_case checkpoint"):
         finetune.main([

@@ -119,6 +119,13 @@ class ModelArguments:
             "(hf-punctcase quantize, recipes/export_default.py) computes what was trained. The joint transformer only."
         },
     )
+    weight_decay_as_l2: bool = field(
+        default=False,
+        metadata={
+            "help": "Apply --weight_decay as an L2 penalty added to the gradients (torch.optim.Adam, as the "
+            "CNN-BiLSTM's authors train it) instead of AdamW's decoupled decay; --adam_beta1/2 and --adam_epsilon hold."
+        },
+    )
 
     def __post_init__(self):
         if self.model_family is not None and self.model_family not in MODEL_FAMILY_CHOICES:

@@ -450,9 +450,19 @@ def run(
     if data_args.early_stopping_patience:
         callbacks.append(EarlyStoppingCallback(data_args.early_stopping_patience))
     trainer_class, trainer_kwargs = Trainer, {}
+    if model_args.weight_decay_as_l2:
+        trainer_kwargs["optimizer_cls_and_kwargs"] = (
+            torch.optim.Adam,
+            {
+                "lr": training_args.learning_rate,
+                "weight_decay": training_args.weight_decay,
+                "betas": (training_args.adam_beta1, training_args.adam_beta2),
+                "eps": training_args.adam_epsilon,
+            },
+        )
     if distillation is not None:
         trainer_class = DistillationTrainer
-        trainer_kwargs = {"temperature": distillation.temperature, "distill_weight": distillation.distill_weight}
+        trainer_kwargs.update(temperature=distillation.temperature, distill_weight=distillation.distill_weight)
     trainer = trainer_class(
         model=model,
         args=training_args,

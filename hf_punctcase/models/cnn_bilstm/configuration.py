@@ -29,7 +29,17 @@ class CnnBiLstmConfig(JointLabelsMixin, PreTrainedConfig):
             Hidden size of every LSTM, per direction (a bidirectional layer outputs twice as much); the
             heads read the last LSTM's states.
         dropout (`float`, defaults to 0.5):
-            Dropout on the embeddings, on the output of every LSTM and on the heads' inputs (training only).
+            Dropout rate (training only), where `dropout_scope` puts it.
+        recurrent_unit (`str`, defaults to `"word"`):
+            What the LSTMs and the heads run over: `"word"`, the first subword of each word, gathered after
+            the convolutions, between learned `<s>` and `</s>` edges (You & Li 2024 and their code), or
+            `"subword"`, every subword (the family's earlier form; configs without this field are that).
+        dropout_scope (`str`, defaults to `"heads"`):
+            `"heads"`: dropout on the heads' inputs only (the authors' code); `"all_layers"`: also on the
+            embeddings and after every LSTM (the family's earlier recipe).
+        initialization (`str`, defaults to `"kaiming_uniform"`):
+            `"kaiming_uniform"`: Kaiming-uniform weight matrices and PyTorch's own LSTMs (the authors'
+            code); `"normal"`: normal(0, `initializer_range`) embeddings and heads (the earlier recipe).
         punct_labels (`list[str]`):
             Punctuation classes, "O" first (see `hf_punctcase.labels`).
         case_labels (`list[str]`):
@@ -63,6 +73,19 @@ class CnnBiLstmConfig(JointLabelsMixin, PreTrainedConfig):
     # The Trainer collects every other output as predictions: (punct_logits, case_logits).
     keys_to_ignore_at_inference: ClassVar[list[str]] = ["logits"]
 
+    #: The values of the fields that name a choice.
+    CHOICES: ClassVar[dict[str, tuple[str, ...]]] = {
+        "recurrent_unit": ("word", "subword"),
+        "dropout_scope": ("heads", "all_layers"),
+        "initialization": ("kaiming_uniform", "normal"),
+    }
+    #: What a config written before those fields existed describes: the subword model and its recipe.
+    EARLIER_FORM: ClassVar[dict[str, str]] = {
+        "recurrent_unit": "subword",
+        "dropout_scope": "all_layers",
+        "initialization": "normal",
+    }
+
     vocab_size: int = 5000
     embedding_size: int = 100
     num_cnn_layers: int = 3
@@ -70,6 +93,9 @@ class CnnBiLstmConfig(JointLabelsMixin, PreTrainedConfig):
     num_bilstm_layers: int = 2
     hidden_size: int = 384
     dropout: float | int = 0.5
+    recurrent_unit: str = "word"
+    dropout_scope: str = "heads"
+    initialization: str = "kaiming_uniform"
     punct_labels: list[str] | tuple[str, ...] = DEFAULT_PUNCT_LABELS
     case_labels: list[str] | tuple[str, ...] = DEFAULT_CASE_LABELS
     punct_loss_weight: float | int = 0.7
@@ -92,6 +118,9 @@ class CnnBiLstmConfig(JointLabelsMixin, PreTrainedConfig):
                 raise ValueError(f"{name} must be ≥ 0, got {getattr(self, name)}")
         if self.cnn_kernel_size % 2 == 0:
             raise ValueError(f"cnn_kernel_size must be odd (same padding), got {self.cnn_kernel_size}")
+        for name, allowed in self.CHOICES.items():
+            if getattr(self, name) not in allowed:
+                raise ValueError(f"{name} must be one of {', '.join(allowed)}, got {getattr(self, name)!r}")
         if not 0.0 <= self.dropout < 1.0:
             raise ValueError(f"dropout must be in [0, 1), got {self.dropout}")
         if self.pad_token_id is not None and not 0 <= self.pad_token_id < self.vocab_size:
@@ -99,6 +128,12 @@ class CnnBiLstmConfig(JointLabelsMixin, PreTrainedConfig):
         self.validate_loss_options()
         if self.mixed_case_lexicon is None:
             self.mixed_case_lexicon = {}
+
+    @classmethod
+    def from_dict(cls, config_dict: dict, **kwargs):
+        if "recurrent_unit" not in config_dict:
+            config_dict = {**cls.EARLIER_FORM, **config_dict}
+        return super().from_dict(config_dict, **kwargs)
 
 
 __all__ = ["CnnBiLstmConfig"]

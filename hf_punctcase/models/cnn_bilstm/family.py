@@ -13,11 +13,13 @@ FROM_SCRATCH = "none (a CNN-BiLSTM trained from scratch)"
 
 def describe(config: dict) -> str:
     """A checkpoint of the family in words, from its config.json."""
+    unit = config.get("recurrent_unit", "subword")
+    over = "over the first subword of each word" if unit == "word" else "over every subword"
     return (
         f"a small CNN-BiLSTM trained from scratch on its own {config.get('vocab_size', 5000):,}-subword vocabulary "
-        f"({config.get('num_cnn_layers', 3)} convolutional layers, {config.get('num_bilstm_layers', 2)} BiLSTM layers "
-        "and an LSTM), whose punctuation head reads each state and the next and whose casing head reads the "
-        "previous state and each state, for restoration on devices"
+        f"({config.get('num_cnn_layers', 3)} convolutional layers over subwords, then {config.get('num_bilstm_layers', 2)} "
+        f"BiLSTM layers and an LSTM {over}), whose punctuation head reads each {unit}'s state and the next and whose "
+        f"casing head reads the previous {unit}'s state and each, for restoration on devices"
     )
 
 
@@ -43,7 +45,10 @@ def new_model(model_args, scheme: LabelScheme, lexicon: dict[str, str], punct_lo
     if model_args.config_overrides:
         fields.update_from_string(model_args.config_overrides)
     config = CnnBiLstmConfig.from_dict(fields.to_dict())  # checks the fields as changed
-    return CnnBiLstmForJointTokenClassification(config), tokenizer, FROM_SCRATCH
+    model = CnnBiLstmForJointTokenClassification(config)
+    if config.recurrent_unit == "word":
+        model.mark_word_initial_pieces(tokenizer)
+    return model, tokenizer, FROM_SCRATCH
 
 
 FAMILY = ModelFamily(
