@@ -1,8 +1,9 @@
 """hf_punctcase: punctuation and truecasing restoration for ASR transcripts, as a transformers plugin.
 
 Importing the package registers its model types (``joint_token_classification``,
-``cnn_bilstm_punct_case``) with the auto classes, ``transformers.AutoModelForJointTokenClassification``
-and the ``"punct-case"`` pipeline task.
+``cnn_bilstm_punct_case``) with transformers' auto classes and the ``"punct-case"`` pipeline task with its
+pipeline registry, and changes nothing else of transformers. :class:`AutoModelForJointTokenClassification`
+is this package's.
 
 Where torch or transformers is not installed (an on-device install with ONNX Runtime, tokenizers and
 NumPy only), the plugin is skipped and the torch-free parts remain: the labels, the restoration
@@ -37,10 +38,12 @@ if PLUGIN_AVAILABLE:
     from .models.cnn_bilstm import CnnBiLstmConfig, CnnBiLstmForJointTokenClassification
     from .models.common.modeling import JointTokenClassifierOutput
     from .models.joint_transformer import JointTokenClassificationConfig, JointTokenClassificationModel
-    from .hardware import ExecutionPlan, Hardware, detect_hardware, plan_execution
+    from .execution import ExecutionPlan
+    from .hardware import Hardware, detect_hardware
+    from .loading import plan_execution
     from .pipelines import PunctCasePipeline
     from .checkpoints import ResolvedModel, check_model_dir, resolve
-    from .registry import TASK, default_model_path, load_pipeline, register_pipeline
+    from .registry import PIPELINE_TASK, default_model_path, load_pipeline, register_pipeline
     from .streaming import StreamingRestorer
     from .datasets_restore import Restorer, restore_dataset
 
@@ -65,7 +68,7 @@ if PLUGIN_AVAILABLE:
         "ResolvedModel",
         "Restorer",
         "StreamingRestorer",
-        "TASK",
+        "PIPELINE_TASK",
         "Task",
         "TaskOption",
         "build_mixed_case_lexicon",

@@ -1,27 +1,57 @@
-"""`AutoModelForJointTokenClassification` and the registrations that make the model type known to
-transformers' auto classes (AutoConfig, AutoModel, AutoModelForTokenClassification)."""
+"""`AutoModelForJointTokenClassification` and the registrations that make the model types known to
+transformers' auto classes (AutoConfig, AutoModel, AutoModelForTokenClassification). Registration adds
+entries through transformers' own ``register`` methods and changes nothing else of transformers."""
 
 from __future__ import annotations
 
-import importlib
-import sys
+import functools
+import os
 from collections import OrderedDict
+from typing import Any
 
 from transformers import AutoConfig, AutoModel, AutoModelForTokenClassification
 from transformers.models import auto as transformers_auto
 from transformers.models.auto.auto_factory import _BaseAutoModelClass, _LazyAutoMapping
 from transformers.models.auto.configuration_auto import CONFIG_MAPPING_NAMES
 
+from .checkpoints import checked_format, looks_local
+from .execution import TORCH, check_dtype
 from .export.remote_code import RemoteCodeExporter
+from .formats import format_of
+from .loading import planned_model
 from .models import MODEL_FAMILIES
+from .pipelines.punct_case import LOADED_FOR_PIPELINE, PIPELINE_TASK
 
 MODEL_FOR_JOINT_TOKEN_CLASSIFICATION_MAPPING = _LazyAutoMapping(CONFIG_MAPPING_NAMES, OrderedDict())
 
 
 class AutoModelForJointTokenClassification(_BaseAutoModelClass):
-    """Auto class for joint punctuation + casing token classifiers (one model per config type)."""
+    """Auto class for joint punctuation + casing token classifiers (one model per config type).
+
+    ``from_pretrained`` on a folder of another runtime's format (an ONNX export: ``model.onnx`` and no
+    torch weights) returns that runtime's model (:class:`~hf_punctcase.formats.onnx.OnnxModel`), as
+    Optimum's ORT classes do, so that ``pipeline("punct-case", model=export_folder)`` runs it."""
 
     _model_mapping = MODEL_FOR_JOINT_TOKEN_CLASSIFICATION_MAPPING
+
+    @classmethod
+    def from_pretrained(cls, pretrained_model_name_or_path: str | os.PathLike, *model_args: Any, **kwargs: Any):
+        for_pipeline = kwargs.get("_from_pipeline") == PIPELINE_TASK
+        local = isinstance(pretrained_model_name_or_path, (str, os.PathLike)) and looks_local(str(pretrained_model_name_or_path))
+        if for_pipeline and local:
+            # What load_pipeline checks first (transformers' pipeline reports it inside its own error).
+            check_dtype(kwargs.get("dtype"))
+            checked_format(pretrained_model_name_or_path, trust_remote_code=bool(kwargs.get("trust_remote_code")))
+        found = format_of(pretrained_model_name_or_path) if local else None
+        if found is not None and found.runtime != TORCH:
+            if model_args:
+                raise TypeError(f"{pretrained_model_name_or_path} is {found.description}: from_pretrained takes no model arguments")
+            model = found.load_model(str(pretrained_model_name_or_path), **kwargs)
+        else:
+            model = super().from_pretrained(pretrained_model_name_or_path, *model_args, **kwargs)
+        if for_pipeline:
+            setattr(model, LOADED_FOR_PIPELINE, functools.partial(planned_model, source=str(pretrained_model_name_or_path)))
+        return model
 
 
 def register() -> None:
@@ -34,9 +64,5 @@ def register() -> None:
             if config_class not in auto_class._model_mapping:
                 auto_class.register(config_class, model_class)
         model_class.remote_code_exporter = RemoteCodeExporter
-    # `transformers.AutoModelForJointTokenClassification` looks here. The first import of
-    # transformers.pipelines replaces the lazy `transformers` module object in sys.modules, so import
-    # it first and set the attribute on the module that is current.
-    importlib.import_module("transformers.pipelines")
-    setattr(transformers_auto, AutoModelForJointTokenClassification.__name__, AutoModelForJointTokenClassification)
-    setattr(sys.modules["transformers"], AutoModelForJointTokenClassification.__name__, AutoModelForJointTokenClassification)
+
+__all__ = ["AutoModelForJointTokenClassification", "register"]

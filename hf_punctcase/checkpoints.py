@@ -118,6 +118,28 @@ def checked_format(path: str | os.PathLike, trust_remote_code: bool = False):
         raise FileNotFoundError(f"model path {folder} does not exist")
     if not folder.is_dir():
         raise FileNotFoundError(f"model path {folder} is not a folder (expected a saved checkpoint folder)")
+    # A folder whose files have not changed since it passed is not read again (the library's entry
+    # points check it, then transformers' loading reaches the auto class, which asks again).
+    key = (str(folder.resolve()), bool(trust_remote_code), *_file_stamps(folder))
+    if key in _PASSED:
+        return _PASSED[key]
+    _PASSED[key] = _checked_format(folder, trust_remote_code)
+    return _PASSED[key]
+
+
+#: Folders that passed :func:`checked_format` in this process, by their files' names, sizes and times.
+_PASSED: dict[tuple, object] = {}
+
+
+def _file_stamps(folder: Path) -> list[tuple[str, int, int]]:
+    stamps = []
+    for file in sorted(folder.iterdir()):
+        status = file.stat()
+        stamps.append((file.name, status.st_size, status.st_mtime_ns))
+    return stamps
+
+
+def _checked_format(folder: Path, trust_remote_code: bool):
     missing = [name for name in REQUIRED_FILES if not (folder / name).is_file()]
     model_format = format_of(folder)
     if model_format is None:

@@ -4,12 +4,26 @@ punct-case pipeline carries as ``execution_plan``. No package imports: it travel
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from typing import Any
 
 #: Runtimes a plan can name.
 TORCH, ONNXRUNTIME = "torch", "onnxruntime"
 #: The dtypes a punct-case model may be asked to run in (``dtype=`` of the loaders, ``--dtype``): "auto"
 #: lets the plan choose.
 DTYPE_NAMES = ("auto", "float32", "bfloat16", "float16")
+
+
+def check_dtype(dtype: Any) -> None:
+    """Raise unless ``dtype`` is None, one of :data:`DTYPE_NAMES` or the torch dtype of one: torch would
+    answer a misspelt name with an AttributeError from deep inside loading, and take a number silently."""
+    import torch
+
+    if dtype is None or (isinstance(dtype, torch.dtype) and str(dtype).removeprefix("torch.") in DTYPE_NAMES):
+        return
+    if not isinstance(dtype, (str, torch.dtype)):
+        raise TypeError(f"dtype must be one of {', '.join(DTYPE_NAMES)} (a name or a torch.dtype), not {type(dtype).__name__} {dtype!r}")
+    if str(dtype).removeprefix("torch.") not in DTYPE_NAMES:
+        raise ValueError(f"dtype {str(dtype)!r} is not one of {', '.join(DTYPE_NAMES)}")
 
 
 @dataclass(frozen=True)
@@ -37,4 +51,4 @@ class ExecutionPlan:
         return asdict(self)
 
 
-__all__ = ["ONNXRUNTIME", "TORCH", "ExecutionPlan"]
+__all__ = ["DTYPE_NAMES", "ONNXRUNTIME", "TORCH", "ExecutionPlan", "check_dtype"]

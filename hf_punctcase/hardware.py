@@ -1,24 +1,12 @@
-"""What this machine's processors can do, and the one rule that picks how a model runs on them.
+"""What this machine's processors can do, read off the running machine (no CPU is assumed).
 
     >>> import hf_punctcase
     >>> hf_punctcase.detect_hardware().describe()
     'AMD EPYC (x86_64, AVX2; no AMX, no avx512_bf16, no VNNI), 2 CPUs'
-    >>> hf_punctcase.plan_execution("default")
-    ExecutionPlan(runtime='onnxruntime', precision='int8', device='cpu', reason='...')
 
-Everything here is read off the running machine (no CPU is assumed): torch's probes of the x86 ISA
-(AMX tiles, avx512_bf16, VNNI), the kernel's list of ARM features (bf16), CUDA's own report. The rule,
-in :func:`plan_execution`, in order:
-
-1. A dtype the caller names is used as it is, with torch.
-2. An ONNX export folder runs with ONNX Runtime, in the precision its graph was exported in.
-3. On a CUDA device: torch in bf16 where the GPU computes in it, else fp16.
-4. The embedded default on a CPU: its int8 ONNX Runtime graph (built once from the shipped weights and
-   cached, :mod:`hf_punctcase.export.cache`; int8 products with per-token activation scales), faster
-   than every torch option on CPUs without AMX and within 0.3 dev F1 of fp32 on every dev set
-   (docs/benchmarks.md). On a CPU with AMX, torch in bf16, which is faster there.
-5. Any other checkpoint on a CPU: torch in bf16 where the CPU has bf16 matrix instructions (AMX,
-   avx512_bf16, ARM's BF16), else fp32 (bf16 without them is emulated and slower than fp32).
+torch's probes of the x86 ISA (AMX tiles, avx512_bf16, VNNI), the kernel's list of ARM features
+(bf16), CUDA's own report. The rule that picks a runtime and precision from it is
+:func:`hf_punctcase.loading.plan.plan`.
 """
 
 from __future__ import annotations
@@ -31,7 +19,6 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .execution import ONNXRUNTIME, TORCH, ExecutionPlan
 
 
 @dataclass(frozen=True)
@@ -142,76 +129,4 @@ def detect_hardware() -> Hardware:
     )
 
 
-def _device_name(device: Any) -> str:
-    """A pipeline ``device`` argument as a torch device name: None or a negative int is the CPU, an
-    int a CUDA device."""
-    if device is None or (isinstance(device, int) and device < 0):
-        return "cpu"
-    return f"cuda:{device}" if isinstance(device, int) else str(device)
-
-
-def _dtype_name(dtype: Any) -> str:
-    return str(dtype).removeprefix("torch.")
-
-
-def plan_execution(
-    model: str | os.PathLike | None = "default",
-    *,
-    device: Any = None,
-    dtype: Any = None,
-    hardware: Hardware | None = None,
-    int8_graph: bool = True,
-) -> ExecutionPlan:
-    """The runtime, precision and device the punct-case pipeline uses for ``model`` (the module
-    docstring has the rule). ``model`` is ``"default"`` / None (the embedded default), another
-    embedded name, a checkpoint folder, or what :func:`~hf_punctcase.checkpoints.resolve` made of one
-    (a Hub repo id plans as a torch checkpoint); ``device`` and ``dtype`` as given to ``pipeline()`` (None or
-    "auto": not given). ``hardware`` defaults to :func:`detect_hardware`; ``int8_graph=False`` leaves
-    out the default's int8 graph (where it cannot be built: no ``onnx``, no writable cache)."""
-    from .checkpoints import ResolvedModel
-    from .embedded import DEFAULT_MODEL_DIR, embedded_model_dir
-    from .formats import format_of
-
-    hardware = hardware or detect_hardware()
-    device_type = _device_name(device).split(":")[0]
-    if isinstance(model, ResolvedModel):
-        folder, runtime = model.folder, model.runtime
-    else:
-        folder = embedded_model_dir(model) or (Path(model) if model is not None else None)
-        found = format_of(folder) if folder is not None else None
-        runtime = found.runtime if found is not None else None
-    if dtype not in (None, "auto"):
-        return ExecutionPlan(TORCH, _dtype_name(dtype), _device_name(device), "the dtype asked for")
-    if folder is not None and runtime == ONNXRUNTIME:
-        return ExecutionPlan(ONNXRUNTIME, _onnx_precision(folder), "cpu", "an ONNX export: its graph fixes its precision")
-    if device_type == "cuda":
-        if hardware.cuda_bf16:
-            return ExecutionPlan(TORCH, "bfloat16", _device_name(device), "the GPU computes in bf16")
-        return ExecutionPlan(TORCH, "float16", _device_name(device), "the GPU has no bf16: fp16")
-    if device_type != "cpu":
-        return ExecutionPlan(TORCH, "float32", _device_name(device), f"no precision rule for {device_type}: fp32")
-    is_default = folder is not None and folder.resolve() == DEFAULT_MODEL_DIR.resolve()
-    if hardware.amx:
-        return ExecutionPlan(TORCH, "bfloat16", "cpu", "AMX: torch bf16 is the fastest here")
-    if is_default and int8_graph:
-        return ExecutionPlan(
-            ONNXRUNTIME, "int8", "cpu",
-            "no AMX: the default's int8 ONNX Runtime graph (per-token scales) is faster than torch here, "
-            "within 0.3 dev F1 of fp32",
-        )
-    if hardware.cpu_bf16:
-        kind = "avx512_bf16" if hardware.avx512_bf16 else "ARM bf16"
-        return ExecutionPlan(TORCH, "bfloat16", "cpu", f"{kind}: bf16 is faster than fp32 here")
-    return ExecutionPlan(TORCH, "float32", "cpu", "no bf16 matrix instructions on this CPU: fp32")
-
-
-def _onnx_precision(folder: Path) -> str:
-    from .runtime.onnx_backend import read_export_info
-
-    try:
-        return str(read_export_info(folder).get("precision", "fp32"))
-    except (OSError, ValueError):
-        return "fp32"
-
-
-__all__ = ["ExecutionPlan", "Hardware", "ONNXRUNTIME", "TORCH", "detect_hardware", "plan_execution"]
+__all__ = ["Hardware", "detect_hardware"]

@@ -9,7 +9,7 @@ the CLI and the demo iterate the tasks a model has (:func:`tasks_of`) instead of
 Punctuation and casing are the tasks every model has; they change the text, and restoration decides
 them together (:func:`hf_punctcase.restoration.decode`). Every other task is a *head task*: an optional
 head reading the encoder, whose label each restored word carries. A new head task is one
-:func:`register_task` call (see docs/index.md, "Adding a task")::
+:func:`register_task` call (see docs/extending.md, "Adding a task")::
 
     >>> from hf_punctcase.tasks import Task, register_task
     >>> BOUNDARY = register_task(Task(

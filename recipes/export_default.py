@@ -214,7 +214,7 @@ def main() -> None:
         "(Training data), so this checkpoint is for non-commercial use only; read the TED terms (no "
         "derivatives) before redistributing it.",
         "The recipes' ablations (encoders and depth, MLM adaptation, two-stage finetuning, case conditioning, "
-        "distillation, window widths) are in the project's docs/experiments.md"
+        "distillation, window widths) are in the project's docs/research/experiments.md"
         + (" and docs/on_device.md." if on_device else "."),
     ]
     if DISFLUENCY in restorer.model_tasks:

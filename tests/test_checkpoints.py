@@ -44,33 +44,38 @@ def test_a_folder_is_told_by_its_files_and_a_folder_of_neither_names_both(tmp_pa
 
 @pytest.fixture()
 def checks(monkeypatch):
-    """Counts every folder check."""
+    """Counts every folder check that reads the files (a folder that passed, unchanged, is not read again)."""
     counted: list[str] = []
-    check = checkpoints.checked_format
+    check = checkpoints._checked_format
 
-    def counting(path, trust_remote_code=False):
-        counted.append(str(path))
-        return check(path, trust_remote_code=trust_remote_code)
+    def counting(folder, trust_remote_code=False):
+        counted.append(str(folder))
+        return check(folder, trust_remote_code)
 
-    monkeypatch.setattr(checkpoints, "checked_format", counting)
+    monkeypatch.setattr(checkpoints, "_checked_format", counting)
+    monkeypatch.setattr(checkpoints, "_PASSED", {})
     return counted
 
 
-def test_each_loader_checks_a_folder_once(checks, tiny_model_dir):
+def test_each_loader_checks_a_folder_once(checks, tiny_model_dir, monkeypatch):
     from transformers import pipeline
 
     from hf_punctcase.runtime import OnDeviceRestorer
 
     hf_punctcase.load_pipeline(tiny_model_dir, dtype=torch.float32)
-    assert checks == [str(tiny_model_dir)]
+    assert checks == [str(tiny_model_dir)]  # by resolve; the auto class finds it passed
     checks.clear()
+    monkeypatch.setattr(checkpoints, "_PASSED", {})
     pipeline("punct-case", model=str(tiny_model_dir), dtype=torch.float32)
-    assert checks == [str(tiny_model_dir)]
+    assert checks == [str(tiny_model_dir)]  # by the auto class
+    monkeypatch.setattr(checkpoints, "_PASSED", {})
     for load in (hf_punctcase.load_pipeline, OnDeviceRestorer):
         checks.clear()
+        monkeypatch.setattr(checkpoints, "_PASSED", {})
         load("on-device")
         assert checks == [str(ON_DEVICE_MODEL_DIR)]
     checks.clear()
+    monkeypatch.setattr(checkpoints, "_PASSED", {})
     hf_punctcase.load_pipeline(resolve(tiny_model_dir), dtype=torch.float32)
     assert checks == [str(tiny_model_dir)]  # by resolve, before the call: loading does not check again
 
@@ -85,7 +90,5 @@ def test_the_torch_free_runtime_refuses_a_torch_checkpoint_and_says_what_to_do(t
 def test_a_resolved_model_is_accepted_wherever_a_name_is(tiny_model_dir):
     resolved = resolve(tiny_model_dir)
     assert isinstance(resolved, ResolvedModel)
-    from transformers import pipeline
-
-    pipe = pipeline("punct-case", model=resolved, dtype=torch.float32)
+    pipe = hf_punctcase.load_pipeline(resolved, dtype=torch.float32)
     assert pipe("hello there")["text"].lower().startswith("hello")

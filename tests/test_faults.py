@@ -154,11 +154,10 @@ def broken_checkpoint(request, tmp_path, tiny_model_dir):
 def test_broken_checkpoint_through_the_library(broken_checkpoint):
     folder, message, error_type = broken_checkpoint
     before = snapshot(folder.parent)
-    for load in (lambda: hf_punctcase.load_pipeline(folder), lambda: pipeline("punct-case", model=str(folder))):
-        with pytest.raises(error_type) as caught:
-            load()
-        text = str(caught.value)
-        assert str(folder) in text and message in text and "\n" not in text, text
+    with pytest.raises(error_type) as caught:
+        hf_punctcase.load_pipeline(folder)
+    text = str(caught.value)
+    assert str(folder) in text and message in text and "\n" not in text, text
     assert snapshot(folder.parent) == before
     assert not (folder.parent / "CODE_RAN").exists()
 
@@ -186,7 +185,7 @@ def test_folder_code_never_runs_and_nothing_prompts(tmp_path, tiny_model_dir):
 
 def test_a_local_path_that_is_missing_is_named():
     with pytest.raises(FileNotFoundError, match="model path /nope does not exist"):
-        pipeline("punct-case", model="/nope")
+        hf_punctcase.load_pipeline("/nope")
 
 
 # ---- input and output files -----------------------------------------------------------------------

@@ -13,7 +13,8 @@ import torch
 
 import hf_punctcase
 from hf_punctcase.embedded import DEFAULT_MODEL_DIR, ON_DEVICE_MODEL_DIR
-from hf_punctcase.hardware import Hardware, detect_hardware, plan_execution
+from hf_punctcase.hardware import Hardware, detect_hardware
+from hf_punctcase.loading import plan_execution
 
 PLAIN = Hardware(cpu="test CPU", machine="x86_64", cpus=2, isa="AVX2")
 AMX = Hardware(cpu="test CPU", machine="x86_64", cpus=2, isa="AVX512", amx=True, avx512_bf16=True, vnni=True)
@@ -69,10 +70,18 @@ def test_this_machine_is_described_and_the_pipeline_says_how_it_runs(tiny_model_
 
 
 def test_the_int8_graph_is_built_once_and_kept(tiny_model_dir, tmp_path, monkeypatch):
-    from hf_punctcase.export.cache import int8_graph
+    from transformers import AutoTokenizer
+
+    from hf_punctcase.export.cache import build_int8_graph, cached_int8_graph
+
+    def int8_graph(folder):
+        model = hf_punctcase.AutoModelForJointTokenClassification.from_pretrained(folder)
+        return build_int8_graph(folder, model, AutoTokenizer.from_pretrained(folder))
 
     monkeypatch.setenv("HF_PUNCTCASE_CACHE", str(tmp_path / "cache"))
+    assert cached_int8_graph(tiny_model_dir) is None
     folder = int8_graph(tiny_model_dir)
+    assert cached_int8_graph(tiny_model_dir) == folder
     assert folder.parent == tmp_path / "cache" / "onnx" and (folder / "model.onnx").is_file()
     info = json.loads((folder / "onnx_export.json").read_text())
     assert info["quantization"]["weight_type"] == "uint8" and info["quantization"]["op_types"] == ["MatMul"]
@@ -85,7 +94,7 @@ def test_an_unwritable_cache_falls_back_to_torch_and_says_why(tmp_path, monkeypa
     blocker = tmp_path / "a-file"
     blocker.write_text("")
     monkeypatch.setenv("HF_PUNCTCASE_CACHE", str(blocker / "cache"))  # under a file: cannot be made
-    monkeypatch.setattr("hf_punctcase.registry.plan_execution", lambda *a, **k: plan_execution(*a, **{**k, "hardware": PLAIN}))
+    monkeypatch.setattr("hf_punctcase.loading.detect_hardware", lambda: PLAIN)
     pipe = hf_punctcase.load_pipeline()
     plan = pipe.execution_plan
     assert plan.runtime == "torch" and plan.precision == "float32" and "could not be built" in plan.reason

@@ -81,3 +81,18 @@ def test_no_import_circles(module_level_only, with_packages):
         list(TopologicalSorter(graph).static_order())
     except CycleError as error:
         pytest.fail(f"import circle: {' -> '.join(error.args[1])}")
+
+
+def test_the_layers_written_in_pyproject_hold():
+    """import-linter's contracts (pyproject.toml, [tool.importlinter]): the core imports nothing of
+    loading, export, training, the command line or the apps; loading never calls back into a loader;
+    the pipeline imports no loader; the torch-free runtime no torch. Imports inside functions count."""
+    import shutil
+    import subprocess
+
+    command = shutil.which("lint-imports")
+    if command is None:
+        pytest.skip("import-linter is not installed (the [test] extra)")
+    done = subprocess.run([command, "--no-cache"], cwd=ROOT.parent, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    assert "0 broken" in done.stdout

@@ -35,7 +35,7 @@ def test_the_on_device_model_is_shipped_as_an_int8_onnx_graph_of_at_most_8_mb():
 
 
 def test_pipeline_and_torch_free_runtime_restore_the_same_text():
-    restorer = pipeline("punct-case", model="on-device")
+    restorer = pipeline("punct-case", model=hf_punctcase.ON_DEVICE_MODEL_DIR)
     on_device = OnDeviceRestorer()  # the embedded on-device model by default
     text = "so what are the risks i am not technical"
     result = restorer(text)

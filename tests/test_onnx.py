@@ -14,7 +14,7 @@ import torch
 from transformers import pipeline
 
 import hf_punctcase
-from hf_punctcase.export import onnx as onnx_export
+from hf_punctcase.export import onnx_graph
 from hf_punctcase.export.onnx import PARITY_TEXTS, export_onnx, label_agreement
 from hf_punctcase.formats.onnx import OnnxModel
 from hf_punctcase.pipelines import OnnxBackend, TorchBackend
@@ -134,7 +134,7 @@ def test_an_onnx_folder_is_checked_and_runs_only_on_the_cpu(fp32_export, tmp_pat
     shutil.copytree(fp32_export.path, broken)
     (broken / "model.onnx").write_bytes(b"")
     with pytest.raises(CheckpointError, match="model.onnx is empty"):
-        pipeline("punct-case", model=str(broken))
+        hf_punctcase.load_pipeline(broken)
     (broken / "model.onnx").unlink()
     with pytest.raises(FileNotFoundError, match="model.onnx"):
         hf_punctcase.check_model_dir(broken)
@@ -151,7 +151,7 @@ def test_export_never_overwrites_and_never_leaves_a_partial_folder(tiny_cnn_dir,
     def broken_quantisation(*args, **kwargs):
         raise RuntimeError("quantisation failed")
 
-    monkeypatch.setattr(onnx_export, "quantize_int8", broken_quantisation)
+    monkeypatch.setattr(onnx_graph, "quantize_int8", broken_quantisation)
     with pytest.raises(RuntimeError, match="quantisation failed"):
         export_onnx(tiny_cnn_dir, tmp_path / "new", int8=True)
     with pytest.raises(RuntimeError, match="quantisation failed"):

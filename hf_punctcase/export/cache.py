@@ -1,9 +1,10 @@
 """The int8 ONNX Runtime graph of a torch checkpoint, built once per machine and kept in a cache.
 
-    from hf_punctcase.export.cache import int8_graph
-    folder = int8_graph("default")   # first call: ~20 s to trace and quantise; later calls: a lookup
+    from hf_punctcase.export.cache import build_int8_graph, cached_int8_graph
+    cached_int8_graph(folder)                    # the built graph's folder, or None: a lookup
+    build_int8_graph(folder, model, tokenizer)   # from the checkpoint already loaded: ~20 s the first time
 
-The folder is an ordinary export (:func:`hf_punctcase.export.onnx.export_onnx`, fp32) whose encoder's
+The folder is an ordinary export (:func:`hf_punctcase.export.onnx_graph.write_export`) whose encoder's
 matrix products are then rewritten as int8 products with one activation scale per token and one weight
 scale per output channel (:func:`hf_punctcase.export.per_token.quantize_per_token`). The feed-forward
 output projections (whose inputs, after the GELU, have the widest range) and the heads stay fp32: with
@@ -24,12 +25,8 @@ import hashlib
 import logging
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ..runtime.onnx_backend import ONNX_MODEL_FILE
-
-if TYPE_CHECKING:
-    from ..checkpoints import ResolvedModel
 
 logger = logging.getLogger(__name__)
 
@@ -87,31 +84,37 @@ def _hash_files(files: list[Path]) -> str:
     return digest.hexdigest()[:16]
 
 
-def int8_graph(checkpoint: str | os.PathLike = "default") -> Path:
-    """The cached int8 ONNX export of ``checkpoint`` (``"default"`` or a checkpoint folder), built on the
-    first call. Raises ImportError when ``onnx`` is missing and OSError when the cache cannot be written."""
-    from ..checkpoints import resolve
-
-    return built_int8_graph(resolve(checkpoint))
-
-
-def built_int8_graph(resolved: ResolvedModel) -> Path:
-    """:func:`int8_graph` of a model :func:`~hf_punctcase.checkpoints.resolve` has already checked."""
+def int8_graph_folder(folder: str | os.PathLike) -> Path:
+    """Where the int8 graph of the checkpoint in ``folder`` is kept (whether or not it is built yet)."""
     from ..embedded import DEFAULT_MODEL_DIR
-    from .onnx import export_onnx
 
-    if resolved.folder is None:
-        raise OSError(f"{resolved.location} is a Hub repo id: its int8 graph is built from a local folder")
-    folder = resolved.folder
+    folder = Path(folder)
     name = "default" if folder.resolve() == DEFAULT_MODEL_DIR.resolve() else folder.name
-    target = cache_dir() / "onnx" / f"{name}-int8-{_fingerprint(folder)}"
+    return cache_dir() / "onnx" / f"{name}-int8-{_fingerprint(folder)}"
+
+
+def cached_int8_graph(folder: str | os.PathLike) -> Path | None:
+    """The int8 graph of the checkpoint in ``folder`` if it is built, else None (a lookup: builds nothing)."""
+    target = int8_graph_folder(folder)
+    return target if (target / ONNX_MODEL_FILE).is_file() else None
+
+
+def build_int8_graph(folder: str | os.PathLike, model, tokenizer) -> Path:
+    """The int8 graph of the checkpoint in ``folder``: the cached one, or one built now from ``model``
+    and ``tokenizer`` (that checkpoint, already loaded; the model is cast to fp32 in place) and kept.
+    Raises ImportError when ``onnx`` is missing and OSError when the cache cannot be written."""
+    from ..atomic_files import atomic_directory
+    from .onnx_graph import write_export
+
+    target = int8_graph_folder(folder)
     if (target / ONNX_MODEL_FILE).is_file():
         return target
     import onnx  # noqa: F401  (fail before tracing when the quantiser's dependency is missing)
 
-    logger.warning("building the int8 ONNX Runtime graph of %s once, in %s", name, target)
+    logger.warning("building the int8 ONNX Runtime graph of %s once, in %s", Path(folder).name, target)
     try:
-        export_onnx(resolved, target, int8="per_token", keep_float=keeps_float)
+        with atomic_directory(target) as staging:
+            write_export(model, tokenizer, staging, source=target.name, int8="per_token", keep_float=keeps_float)
     except (FileExistsError, OSError):
         if (target / ONNX_MODEL_FILE).is_file():  # another process put its copy in place first
             return target
@@ -119,4 +122,4 @@ def built_int8_graph(resolved: ResolvedModel) -> Path:
     return target
 
 
-__all__ = ["built_int8_graph", "cache_dir", "int8_graph", "keeps_float"]
+__all__ = ["build_int8_graph", "cache_dir", "cached_int8_graph", "int8_graph_folder", "keeps_float"]

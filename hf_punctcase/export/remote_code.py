@@ -25,61 +25,36 @@ from ..atomic_files import atomic_write_text
 #: ``pipeline("punct-case", model=repo)`` for users who have the plugin.
 REMOTE_CODE_TASK = "punct-case-remote-code"
 
-#: Modules every bundle carries (flat file name → module), besides the model family's own.
+#: Modules every bundle carries (flat file name → module), besides the model family's own: the
+#: pipeline and what it and the model families import, written down rather than found by following
+#: imports, so that what a checkpoint carries changes only when this list does.
 SHARED_MODULES = {
     "labels.py": "hf_punctcase.labels",
     "tokenization.py": "hf_punctcase.tokenization",
     "restoration.py": "hf_punctcase.restoration",
     "backends.py": "hf_punctcase.pipelines.backends",
     "pipeline.py": "hf_punctcase.pipelines.punct_case",
+    "execution.py": "hf_punctcase.execution",
+    "inputs.py": "hf_punctcase.inputs",
+    "tasks.py": "hf_punctcase.tasks",
+    "fluency.py": "hf_punctcase.fluency",
+    "runtime_onnx_backend.py": "hf_punctcase.runtime.onnx_backend",
+    "common_modeling.py": "hf_punctcase.models.common.modeling",
+    "common_configuration.py": "hf_punctcase.models.common.configuration",
 }
 #: The auto classes a checkpoint's model answers without the plugin.
 MODEL_AUTO_CLASSES = ("AutoModel", "AutoModelForTokenClassification", "AutoModelForJointTokenClassification")
 
 
 def bundle_modules(model_class: type) -> dict[str, str]:
-    """Flat file name → module for a model class: its family's configuration and modeling modules,
-    the shared restoration code, and every module of the package that these import (a family that
-    reuses another's output class brings that family's modules, as ``joint_transformer_modeling.py``)."""
-    modules = {
+    """Flat file name → module for a model class: its family's configuration and modeling modules and
+    :data:`SHARED_MODULES`. :func:`flatten_module` refuses a bundled module that imports one of the
+    package's modules outside this list, so the list cannot fall behind the code."""
+    return {
         "configuration.py": model_class.config_class.__module__,
         "modeling.py": model_class.__module__,
         **SHARED_MODULES,
     }
-    pending = list(modules.values())
-    while pending:
-        for target in _package_imports(pending.pop()):
-            if target not in modules.values():
-                modules[_flat_file_name(target, modules)] = target
-                pending.append(target)
-    return modules
-
-
-def _package_imports(module_name: str) -> list[str]:
-    """The modules of the package that ``module_name`` imports with ``from ... import``."""
-    module = importlib.import_module(module_name)
-    package = module_name.rsplit(".", 1)[0]
-    root = module_name.split(".", 1)[0]
-    targets = []
-    for node in ast.walk(ast.parse(inspect.getsource(module))):
-        if isinstance(node, ast.ImportFrom):
-            target = resolve_name("." * node.level + (node.module or ""), package) if node.level else node.module or ""
-            if target.startswith(root + ".") and target not in targets:
-                targets.append(target)
-    return targets
-
-
-def _flat_file_name(module_name: str, taken: dict[str, str]) -> str:
-    """A flat file name for a module outside the fixed ones: its path inside the package, dots as
-    underscores, without the ``models`` level (``hf_punctcase.models.joint_transformer.modeling`` →
-    ``joint_transformer_modeling.py``)."""
-    parts = module_name.split(".")[1:]
-    if parts[0] == "models" and len(parts) > 1:
-        parts = parts[1:]
-    name = "_".join(parts) + ".py"
-    if name in taken:
-        raise ValueError(f"the remote-code bundle has two modules named {name}")
-    return name
 
 
 def flatten_module(module_name: str, flat_names: dict[str, str]) -> str:

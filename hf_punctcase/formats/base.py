@@ -31,9 +31,11 @@ class ModelFormat:
         ``config`` is the parsed config.json, ``labels`` its label lists (already checked)."""
         raise NotImplementedError
 
-    def load_pipeline(self, folder: str, *, task: str, **pipeline_kwargs: Any):
-        """The pipeline of ``task`` (``"punct-case"``) over the checked folder; ``pipeline_kwargs`` are
-        those of ``transformers.pipeline()`` and the pipeline's own (``window_words``, ...)."""
+    def load_model(self, folder: str, **kwargs: Any):
+        """The model in ``folder`` as the punct-case pipeline runs it, for a format whose runtime is
+        not torch (a torch checkpoint is loaded by transformers' ``from_pretrained``).
+        ``AutoModelForJointTokenClassification.from_pretrained`` calls it with its own keyword
+        arguments (``dtype``, ``trust_remote_code``, ...), which a format takes or refuses."""
         raise NotImplementedError
 
     def __repr__(self) -> str:

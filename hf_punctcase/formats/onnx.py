@@ -17,11 +17,11 @@ from .base import ModelFormat
 from ..tasks import tasks_of
 from .torch import weight_files
 
-#: ``pipeline()`` arguments that choose how a torch model is loaded: an ONNX export has nothing to
-#: choose there (its tokenizer and graph are in the folder), so they are accepted and unused.
+#: ``from_pretrained`` arguments that choose where a torch checkpoint's files come from: an ONNX export
+#: folder has nothing to choose there, so they are accepted and unused.
 LOADING_ONLY = (
-    "config", "feature_extractor", "framework", "image_processor", "model_kwargs", "pipeline_class", "processor",
-    "revision", "token", "trust_remote_code", "use_fast",
+    "cache_dir", "code_revision", "config", "force_download", "local_files_only", "revision", "subfolder", "token",
+    "trust_remote_code",
 )
 
 
@@ -53,43 +53,29 @@ class OnnxFormat(ModelFormat):
         if not isinstance(config.get("lowercase_input", True), bool):
             raise fault(folder, f"config.json lowercase_input must be true or false, got {config['lowercase_input']!r:.80}")
 
-    def load_pipeline(
+    def load_model(
         self,
         folder: str,
         *,
-        task: str,
-        tokenizer=None,
-        device=None,
         dtype=None,
         device_map=None,
-        batch_size: int | None = None,
         intra_op_num_threads: int | None = None,
+        providers: Sequence[str] | None = None,
         **kwargs: Any,
-    ):
-        """The same windows, batching and decoding as for a torch model, with the model run by ONNX
-        Runtime on the CPU (:class:`OnnxModel`). The folder's tokenizer is loaded unless one is given;
-        ``device`` may only name the CPU and ``dtype`` only float32 or "auto" (the graph's precision was
-        fixed at export). Arguments that choose how a torch model loads (:data:`LOADING_ONLY`) are
-        ignored."""
+    ) -> OnnxModel:
+        """The export as an :class:`OnnxModel`, run by ONNX Runtime on the CPU. ``dtype`` may only be
+        float32 or "auto" (the graph's precision was fixed at export) and there is no ``device_map``;
+        the other arguments of ``from_pretrained`` (:data:`LOADING_ONLY`) have nothing to choose here."""
         import torch
-        from transformers import AutoTokenizer
-
-        from ..pipelines import PunctCasePipeline
 
         if device_map is not None:
             raise ValueError(f"model path {folder} is an ONNX export: it runs on the CPU, without a device_map")
-        if device is not None and not (isinstance(device, int) and device < 0) and torch.device(device).type != "cpu":
-            raise ValueError(f"model path {folder} is an ONNX export: it runs on the CPU with ONNX Runtime, not on {device}")
         if dtype not in (None, "auto", "float32", torch.float32):
             raise ValueError(f"model path {folder} is an ONNX export: its precision was fixed at export (dtype {dtype} asked)")
-        for name in LOADING_ONLY:
-            kwargs.pop(name, None)
-        model = OnnxModel(folder, intra_op_num_threads=intra_op_num_threads)
-        if tokenizer is None or isinstance(tokenizer, (str, os.PathLike)):
-            tokenizer = AutoTokenizer.from_pretrained(tokenizer or folder)
-        return PunctCasePipeline(
-            model=model, tokenizer=tokenizer, task=task, device=torch.device("cpu"), batch_size=batch_size, **kwargs
-        )
+        unknown = sorted(name for name in kwargs if name not in LOADING_ONLY and not name.startswith("_"))
+        if unknown:
+            raise TypeError(f"model path {folder} is an ONNX export: from_pretrained got arguments it cannot use: {unknown}")
+        return OnnxModel(folder, providers=providers, intra_op_num_threads=intra_op_num_threads)
 
 
 #: The fields of an ONNX ModelProto that a model must have: ``ir_version`` (1) and ``graph`` (7).

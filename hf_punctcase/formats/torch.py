@@ -46,14 +46,6 @@ def weight_files(folder: Path) -> list[Path]:
     return []
 
 
-def transformers_pipeline():
-    """transformers' own ``pipeline`` function (not the plugin's wrapper, :mod:`hf_punctcase.registry`)."""
-    import transformers.pipelines
-
-    current = transformers.pipelines.pipeline
-    return getattr(current, "__wrapped__", current) if getattr(current, "_punct_case_checked", False) else current
-
-
 class TorchFormat(ModelFormat):
     """A checkpoint saved by ``save_pretrained``: weights that transformers loads into a model of one
     of this library's families (or, with ``trust_remote_code``, of the folder's own code)."""
@@ -71,10 +63,6 @@ class TorchFormat(ModelFormat):
         shapes = _check_weights(folder, weight_files(folder), labels, config, require_heads=ours)
         if ours and shapes:
             _check_config_fits_weights(folder, config, shapes)
-
-    def load_pipeline(self, folder: str, *, task: str, **pipeline_kwargs: Any):
-        pipeline_kwargs.setdefault("trust_remote_code", False)
-        return transformers_pipeline()(task, model=folder, **pipeline_kwargs)
 
 
 def _check_model_type(folder: Path, config: dict[str, Any], trust_remote_code: bool) -> bool:
@@ -318,4 +306,4 @@ def _shape(shape) -> str:
     return "[" + ", ".join(str(size) for size in shape) + "]"
 
 
-__all__ = ["TorchFormat", "transformers_pipeline", "weight_files"]
+__all__ = ["TorchFormat", "weight_files"]

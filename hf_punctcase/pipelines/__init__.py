@@ -2,14 +2,14 @@
 Runtime backend."""
 
 from .backends import OnnxBackend, TorchBackend, backend_for
-from .punct_case import DEFAULT_CONTEXT_WORDS, DEFAULT_WINDOW_WORDS, TASK, PunctCasePipeline
+from .punct_case import DEFAULT_CONTEXT_WORDS, DEFAULT_WINDOW_WORDS, PIPELINE_TASK, PunctCasePipeline
 
 __all__ = [
     "DEFAULT_CONTEXT_WORDS",
     "DEFAULT_WINDOW_WORDS",
     "OnnxBackend",
     "PunctCasePipeline",
-    "TASK",
+    "PIPELINE_TASK",
     "TorchBackend",
     "backend_for",
 ]

@@ -21,7 +21,7 @@ import numpy as np
 import torch
 from transformers.pipelines.base import ChunkPipeline
 
-from ..execution import TORCH, ExecutionPlan
+from ..execution import TORCH, ExecutionPlan, check_dtype
 from ..inputs import InputWords, parse_inputs, transcript
 from ..labels import LabelScheme
 from ..restoration import (
@@ -40,8 +40,13 @@ from ..restoration import (
 from ..tasks import PUNCTUATION, head_labels, option_runner, tasks_of
 from .backends import backend_for
 
+#: Set by :class:`~hf_punctcase.AutoModelForJointTokenClassification` on a model it loaded for this
+#: pipeline: ``(model, tokenizer, *, device, dtype) -> (model, plan)``, which runs it as planned
+#: (:func:`hf_punctcase.loading.planned_model`). A model object a caller built runs as it is.
+LOADED_FOR_PIPELINE = "punct_case_loaded_from"
+
 #: The pipeline task: ``pipeline("punct-case")``.
-TASK = "punct-case"
+PIPELINE_TASK = "punct-case"
 
 
 def check_model_object(model: object) -> None:
@@ -113,9 +118,25 @@ class PunctCasePipeline(ChunkPipeline):
 
     def __init__(self, *args, **kwargs):
         check_model_object(kwargs.get("model", args[0] if args else None))
+        requested_dtype = kwargs.get("dtype")
+        check_dtype(requested_dtype)
         super().__init__(*args, **kwargs)
         if self._batch_size is None:
             self._batch_size = 16  # windows of one long input are batched too
+        #: How the model runs and why (:class:`~hf_punctcase.execution.ExecutionPlan`): for a model
+        #: loaded by name for this pipeline, the plan that chose its runtime and precision; for a model
+        #: object given, the model as it is.
+        # Taken off the model: the same object given to another pipeline later runs as it is.
+        plan_for = vars(self.model).pop(LOADED_FOR_PIPELINE, None)
+        if callable(plan_for) and getattr(self.model, "hf_device_map", None) is None:
+            self.model, self.execution_plan = plan_for(self.model, self.tokenizer, device=str(self.device), dtype=requested_dtype)
+        else:
+            self.execution_plan = ExecutionPlan(
+                TORCH if isinstance(self.model, torch.nn.Module) else getattr(self.model, "runtime", TORCH),
+                str(getattr(self.model, "dtype", "float32")).removeprefix("torch."),
+                str(self.device),
+                "the model as given",
+            )
         self.backend = backend_for(self.model)
         self.scheme: LabelScheme = self.model.config.label_scheme
         self.lexicon: dict[str, str] = dict(self.model.config.mixed_case_lexicon or {})
@@ -125,14 +146,6 @@ class PunctCasePipeline(ChunkPipeline):
         self.model_tasks = tasks_of(self.model.config)
         #: The head tasks and their labels, as decoding reads them.
         self.heads = head_labels(self.model.config)
-        #: How the model runs and why (:class:`~hf_punctcase.hardware.ExecutionPlan`); loading by name
-        #: replaces this description of the model as given with the plan that chose it.
-        self.execution_plan = ExecutionPlan(
-            TORCH if isinstance(self.model, torch.nn.Module) else getattr(self.model, "runtime", TORCH),
-            str(getattr(self.model, "dtype", "float32")).removeprefix("torch."),
-            str(self.device),
-            "the model as given",
-        )
 
     def save_pretrained(self, save_directory, **kwargs):
         """Save the model (with the code that loads it and this pipeline without the plugin) and the

@@ -243,6 +243,8 @@ def build_model(
         model.config.punct_class_weights = model_args.punct_class_weights
         if isinstance(model.config, JointTokenClassificationConfig):
             model.config.case_loss_weight = model_args.case_loss_weight
+            # What the checkpoint runs best as was measured on its weights, not on the ones trained now.
+            model.config.preferred_cpu_runtime = None
             model.config.disfluency_loss_weight = model_args.disfluency_loss_weight
         model.config.validate_loss_options()
         return model, AutoTokenizer.from_pretrained(path), str(model_args.model_name_or_path)

@@ -62,6 +62,11 @@ class JointTokenClassificationConfig(JointLabelsMixin, PreTrainedConfig):
         case_loss_weight (`float`, defaults to 1.0):
             Weight of the casing cross-entropy in the loss (0 with `punct_loss_weight=0` trains a
             disfluency-only model).
+        preferred_cpu_runtime (`str`, *optional*):
+            What the checkpoint runs best as on a CPU without AMX, where that was measured:
+            `"onnxruntime-int8"`, its int8 ONNX Runtime graph with per-token activation scales (built once
+            and cached; `hf_punctcase.loading`). None: torch, in bf16 or fp32 as the CPU has. Training
+            from a checkpoint clears it (the new weights were not measured).
 
     Example:
     ```python
@@ -92,6 +97,7 @@ class JointTokenClassificationConfig(JointLabelsMixin, PreTrainedConfig):
     head_dependency: str = "none"
     disfluency_loss_weight: float | int = 1.0
     case_loss_weight: float | int = 1.0
+    preferred_cpu_runtime: str | None = None
 
     def __post_init__(self, **kwargs):
         super().__post_init__(**kwargs)

@@ -1,0 +1,86 @@
+"""Loading, one way down: resolve → artifacts → plan → load.
+
+1. **resolve** (:func:`hf_punctcase.checkpoints.resolve`): what ``model`` names (an embedded name, a
+   folder, checked once, or a Hub repo id).
+2. **artifacts** (:func:`~hf_punctcase.loading.artifacts.artifacts_of`): what the folder holds to run
+   from (its format's runtime, an export's precision, the runtime its config prefers on a CPU).
+3. **plan** (:func:`~hf_punctcase.loading.plan.plan`): a pure function of the artifacts, the hardware
+   and what the caller asked for.
+4. **load**: transformers loads the model (``pipeline("punct-case", ...)`` through
+   :class:`~hf_punctcase.AutoModelForJointTokenClassification`), and the pipeline runs it as planned
+   (:func:`planned_model`): a dtype, or the checkpoint's int8 graph, which export builds once from
+   the model already loaded.
+
+Nothing here calls back into a loader: export is asked for a graph, never the other way round.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from ..checkpoints import ResolvedModel, resolve
+from ..execution import ONNXRUNTIME, TORCH, ExecutionPlan
+from ..faults import one_line
+from ..formats import format_of
+from ..hardware import Hardware, detect_hardware
+from .artifacts import INT8_GRAPH, Artifacts, artifacts_of
+from .plan import device_name, plan
+
+
+def plan_execution(
+    model: str | os.PathLike | ResolvedModel | None = "default",
+    *,
+    device: Any = None,
+    dtype: Any = None,
+    hardware: Hardware | None = None,
+    int8_graph: bool = True,
+) -> ExecutionPlan:
+    """The runtime, precision and device the punct-case pipeline uses for ``model`` (an embedded name,
+    a checkpoint folder, a Hub repo id, or what :func:`~hf_punctcase.checkpoints.resolve` made of one),
+    with ``device`` and ``dtype`` as given to ``pipeline()``: :func:`~hf_punctcase.loading.plan.plan`
+    on this machine (``hardware`` defaults to :func:`~hf_punctcase.hardware.detect_hardware`)."""
+    return plan(
+        artifacts_of(resolve(model)), hardware or detect_hardware(), device=device, dtype=dtype, int8_graph=int8_graph
+    )
+
+
+def planned_model(model, tokenizer, *, source: str, device: Any, dtype: Any) -> tuple[Any, ExecutionPlan]:
+    """The model the punct-case pipeline runs and the plan that chose it, for a ``model`` transformers
+    loaded from ``source`` (a folder or Hub repo id) onto ``device``, with ``dtype`` as the caller gave
+    it (None or "auto": not given). A torch model is cast to the planned dtype; where the plan is the
+    checkpoint's int8 graph, the cached graph is run (built from ``model`` the first time), and if it
+    cannot be built the next rule's plan is, saying why."""
+    from ..formats.onnx import OnnxModel
+
+    if isinstance(model, OnnxModel):
+        # transformers falls back to loading with fp32 when a dtype fails, and moves a model to the
+        # device after loading it: both are answered here, where they reach the model.
+        if device_name(device).split(":")[0] != "cpu":
+            raise ValueError(f"model path {source} is an ONNX export: it runs on the CPU with ONNX Runtime, not on {device}")
+        if str(dtype).removeprefix("torch.") not in ("None", "auto", "float32"):
+            raise ValueError(f"model path {source} is an ONNX export: its precision was fixed at export (dtype {dtype} asked)")
+    found = format_of(source)
+    resolved = ResolvedModel(source, source, "folder" if found is not None else "hub", found)
+    artifacts = artifacts_of(resolved)
+    hardware = detect_hardware()
+    chosen = plan(artifacts, hardware, device=device, dtype=dtype)
+    if chosen.runtime == ONNXRUNTIME and artifacts.runtime != ONNXRUNTIME:
+        from ..export.cache import build_int8_graph
+
+        try:
+            return OnnxModel(build_int8_graph(artifacts.folder, model, tokenizer)), chosen
+        except (ImportError, OSError) as error:
+            fallback = plan(artifacts, hardware, device=device, dtype=dtype, int8_graph=False)
+            chosen = ExecutionPlan(
+                fallback.runtime, fallback.precision, fallback.device,
+                f"{fallback.reason} (the int8 graph could not be built: {one_line(error)})",
+            )
+    if chosen.runtime == TORCH and dtype in (None, "auto") and chosen.torch_dtype != model.dtype:
+        model = model.to(chosen.torch_dtype)
+    return model, chosen
+
+
+__all__ = [
+    "INT8_GRAPH", "Artifacts", "artifacts_of", "device_name", "plan", "plan_execution", "planned_model",
+]
