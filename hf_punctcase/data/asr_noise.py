@@ -98,7 +98,7 @@ class AsrNoiseModel:
     def from_speech_loop(cls, paths: Iterable[str | os.PathLike]) -> AsrNoiseModel:
         """Measure on the 1-best of every record of speech loop outputs, those the WER filter dropped
         included (they hold the errors a recogniser makes on hard audio)."""
-        from ..speech.loop import read_records
+        from ..speech.records import read_records
 
         pairs = []
         for path in paths:

@@ -76,7 +76,7 @@ def speech_loop_dev_sets(path: str | os.PathLike, name: str | None = None) -> tu
     ``keep_dropped``), in file order; an utterance whose hypothesis was dropped or that a recogniser
     heard nothing in contributes its reference words only (all deleted in the hypothesis). The file is
     read here, once; ``ValueError`` if it holds no records or records of several recognizers."""
-    from ..speech.loop import passages, read_records
+    from ..speech.records import passages, read_records
 
     path = Path(path)
     records = read_records(path)

@@ -35,7 +35,7 @@ from pathlib import Path
 
 from ..atomic_files import atomic_directory
 from ..runtime.onnx_backend import EXPORT_INFO_FILE, ONNX_MODEL_FILE
-from .onnx_graph import DEFAULT_OPSET, INT8_OP_TYPES, WEIGHT_TYPES, write_export
+from .onnx_graph import DEFAULT_OPSET, INT8_OP_TYPES, WEIGHT_TYPES, check_export_options, write_export
 
 #: Transcripts the export compares the torch and ONNX models on when none are given: ASR-like text of
 #: several registers (conversation, questions, numbers, names, a long run-on), lowercase without marks.
@@ -193,12 +193,7 @@ def export_onnx(
     from ..pipelines import PIPELINE_TASK
     from ..runtime.onnx_backend import import_onnxruntime
 
-    if int8 not in (False, True, "per_token"):
-        raise ValueError(f"int8 is True, False or 'per_token', not {int8!r}")
-    if per_channel and not int8:
-        raise ValueError("per_channel applies to int8 export only")
-    if weight_type not in WEIGHT_TYPES:
-        raise ValueError(f"weight_type {weight_type!r} is not one of {', '.join(WEIGHT_TYPES)}")
+    check_export_options(int8, per_channel, weight_type)  # before any work
     import_onnxruntime()  # fail before any work when ONNX Runtime is missing
     resolved = resolve(checkpoint)
     folder = resolved.location

@@ -132,6 +132,16 @@ def quantize_int8(
         root.removeFilter(quiet)
 
 
+def check_export_options(int8: bool | str, per_channel: bool, weight_type: str) -> None:
+    """Raise unless the options of :func:`write_export` go together."""
+    if int8 not in (False, True, "per_token"):
+        raise ValueError(f"int8 is True, False or 'per_token', not {int8!r}")
+    if per_channel and not int8:
+        raise ValueError("per_channel applies to int8 export only")
+    if weight_type not in WEIGHT_TYPES:
+        raise ValueError(f"weight_type {weight_type!r} is not one of {', '.join(WEIGHT_TYPES)}")
+
+
 def write_export(
     model,
     tokenizer,
@@ -153,12 +163,7 @@ def write_export(
 
     from ..runtime.onnx_backend import import_onnxruntime
 
-    if int8 not in (False, True, "per_token"):
-        raise ValueError(f"int8 is True, False or 'per_token', not {int8!r}")
-    if per_channel and not int8:
-        raise ValueError("per_channel applies to int8 export only")
-    if weight_type not in WEIGHT_TYPES:
-        raise ValueError(f"weight_type {weight_type!r} is not one of {', '.join(WEIGHT_TYPES)}")
+    check_export_options(int8, per_channel, weight_type)
     traced = staging / (ONNX_MODEL_FILE + ".fp32") if int8 else staging / ONNX_MODEL_FILE
     outputs = write_onnx(model, traced, opset)
     if int8:
@@ -203,4 +208,4 @@ def write_export(
     return info
 
 
-__all__ = ["DEFAULT_OPSET", "INT8_OP_TYPES", "WEIGHT_TYPES", "quantize_int8", "write_export", "write_onnx"]
+__all__ = ["DEFAULT_OPSET", "INT8_OP_TYPES", "WEIGHT_TYPES", "check_export_options", "quantize_int8", "write_export", "write_onnx"]

@@ -10,14 +10,12 @@ from .loop import (
     SpeechLoop,
     SpeechLoopConfig,
     Utterance,
-    one_best_kept,
-    passages,
-    read_records,
     run_speech_loop,
     summarize,
     utterances,
 )
 from .normalization import normalize_transcript, spell_numbers
+from .records import one_best_kept, passages, read_records
 
 __all__ = [
     "SENTENCE_ENDS",
