@@ -18,7 +18,7 @@ from .checkpoints import checked_format, looks_local
 from .execution import TORCH, check_dtype
 from .export.remote_code import RemoteCodeExporter
 from .formats import format_of
-from .loading import planned_model
+from .loading import cached_cpu_model, planned_model
 from .models import MODEL_FAMILIES
 from .pipelines.punct_case import LOADED_FOR_PIPELINE, PIPELINE_TASK
 
@@ -43,16 +43,21 @@ class AutoModelForJointTokenClassification(_BaseAutoModelClass):
             check_dtype(kwargs.get("dtype"))
             checked_format(pretrained_model_name_or_path, trust_remote_code=bool(kwargs.get("trust_remote_code")))
         found = format_of(pretrained_model_name_or_path) if local else None
+        threads = kwargs.pop("intra_op_num_threads", None) if found is None or found.runtime == TORCH else None
+        model = None
         if found is not None and found.runtime != TORCH:
             if model_args:
                 raise TypeError(f"{pretrained_model_name_or_path} is {found.description}: from_pretrained takes no model arguments")
             model = found.load_model(str(pretrained_model_name_or_path), **kwargs)
-        else:
+        elif for_pipeline and found is not None and kwargs.get("dtype") in (None, "auto") and kwargs.get("device_map") is None:
+            # Where the plan needs no torch model (the cached int8 graph on a CPU-only machine), none is loaded.
+            model = cached_cpu_model(pretrained_model_name_or_path, intra_op_num_threads=threads)
+        if model is None:
             model = super().from_pretrained(pretrained_model_name_or_path, *model_args, **kwargs)
         if for_pipeline:
-            setattr(model, LOADED_FOR_PIPELINE, functools.partial(planned_model, source=str(pretrained_model_name_or_path)))
+            planner = functools.partial(planned_model, source=str(pretrained_model_name_or_path), intra_op_num_threads=threads)
+            setattr(model, LOADED_FOR_PIPELINE, planner)
         return model
-
 
 def register() -> None:
     """Idempotent: make every model family's config and model known to transformers' auto classes,

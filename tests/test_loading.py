@@ -84,3 +84,25 @@ def test_a_checkpoint_says_what_it_prefers_on_a_cpu(tiny_model_dir):
     assert shipped["preferred_cpu_runtime"] == INT8_GRAPH
     assert json.loads((hf_punctcase.ON_DEVICE_MODEL_DIR / "config.json").read_text()).get("preferred_cpu_runtime") is None
     assert hf_punctcase.JointTokenClassificationConfig.from_pretrained(tiny_model_dir).preferred_cpu_runtime is None
+
+
+def test_a_cached_int8_graph_runs_without_loading_the_torch_model(monkeypatch):
+    import torch
+    from transformers.models.auto.auto_factory import _BaseAutoModelClass
+
+    from hf_punctcase.hardware import Hardware
+
+    if torch.cuda.is_available() or torch.backends.mps.is_available():
+        pytest.skip("the shortcut is for machines whose only device is the CPU")
+    plain = Hardware(cpu="test CPU", machine="x86_64", cpus=2, isa="AVX2")  # no AMX: the default's int8 graph
+    monkeypatch.setattr("hf_punctcase.loading.detect_hardware", lambda: plain)
+    first = hf_punctcase.load_pipeline()  # builds the graph where it is not cached yet
+    assert isinstance(first.model, OnnxModel) and first.execution_plan.precision == "int8"
+
+    def no_torch_model(*args, **kwargs):
+        raise AssertionError("the torch model was loaded")
+
+    monkeypatch.setattr(_BaseAutoModelClass, "from_pretrained", classmethod(no_torch_model))
+    again = transformers.pipeline("punct-case", model=hf_punctcase.DEFAULT_MODEL_DIR)
+    assert isinstance(again.model, OnnxModel) and again.execution_plan == first.execution_plan
+    assert again(TEXT)["text"] == first(TEXT)["text"]

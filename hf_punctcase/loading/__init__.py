@@ -45,7 +45,29 @@ def plan_execution(
     )
 
 
-def planned_model(model, tokenizer, *, source: str, device: Any, dtype: Any) -> tuple[Any, ExecutionPlan]:
+def cached_cpu_model(folder: str | os.PathLike, *, intra_op_num_threads: int | None = None):
+    """The model the plan runs for the checkpoint in ``folder`` where that needs no torch model: its
+    cached int8 graph, as an :class:`~hf_punctcase.formats.onnx.OnnxModel`, on a machine whose only
+    device is the CPU (so the pipeline can run nowhere else) and where the plan picks that graph. None
+    otherwise: transformers loads the torch model, and :func:`planned_model` decides on its device."""
+    import torch
+
+    from ..export.cache import cached_int8_graph
+    from ..formats.onnx import OnnxModel
+
+    hardware = detect_hardware()
+    accelerators = hardware.cuda or torch.backends.mps.is_available() or (hasattr(torch, "xpu") and torch.xpu.is_available())
+    found = format_of(folder)
+    if accelerators or found is None or found.runtime != TORCH:
+        return None
+    chosen = plan(artifacts_of(ResolvedModel(folder, str(folder), "folder", found)), hardware)
+    graph = cached_int8_graph(folder) if chosen.runtime == ONNXRUNTIME else None
+    return None if graph is None else OnnxModel(graph, intra_op_num_threads=intra_op_num_threads)
+
+
+def planned_model(
+    model, tokenizer, *, source: str, device: Any, dtype: Any, intra_op_num_threads: int | None = None
+) -> tuple[Any, ExecutionPlan]:
     """The model the punct-case pipeline runs and the plan that chose it, for a ``model`` transformers
     loaded from ``source`` (a folder or Hub repo id) onto ``device``, with ``dtype`` as the caller gave
     it (None or "auto": not given). A torch model is cast to the planned dtype; where the plan is the
@@ -61,6 +83,9 @@ def planned_model(model, tokenizer, *, source: str, device: Any, dtype: Any) -> 
         if str(dtype).removeprefix("torch.") not in ("None", "auto", "float32"):
             raise ValueError(f"model path {source} is an ONNX export: its precision was fixed at export (dtype {dtype} asked)")
     found = format_of(source)
+    if isinstance(model, OnnxModel) and found is not None and found.runtime == TORCH:
+        # The checkpoint's cached int8 graph, loaded in its place (cached_cpu_model): the plan it ran.
+        return model, plan(artifacts_of(ResolvedModel(source, source, "folder", found)), detect_hardware(), device=device, dtype=dtype)
     resolved = ResolvedModel(source, source, "folder" if found is not None else "hub", found)
     artifacts = artifacts_of(resolved)
     hardware = detect_hardware()
@@ -69,7 +94,8 @@ def planned_model(model, tokenizer, *, source: str, device: Any, dtype: Any) -> 
         from ..export.cache import build_int8_graph
 
         try:
-            return OnnxModel(build_int8_graph(artifacts.folder, model, tokenizer)), chosen
+            graph = build_int8_graph(artifacts.folder, model, tokenizer)
+            return OnnxModel(graph, intra_op_num_threads=intra_op_num_threads), chosen
         except (ImportError, OSError) as error:
             fallback = plan(artifacts, hardware, device=device, dtype=dtype, int8_graph=False)
             chosen = ExecutionPlan(
@@ -82,5 +108,5 @@ def planned_model(model, tokenizer, *, source: str, device: Any, dtype: Any) -> 
 
 
 __all__ = [
-    "INT8_GRAPH", "Artifacts", "artifacts_of", "device_name", "plan", "plan_execution", "planned_model",
+    "INT8_GRAPH", "Artifacts", "artifacts_of", "cached_cpu_model", "device_name", "plan", "plan_execution", "planned_model",
 ]
