@@ -73,7 +73,7 @@ def test_cli_restores_with_the_on_device_model(monkeypatch, capsys):
 def test_the_embedded_card_is_the_published_one_and_names_the_teachers_data():
     card = (hf_punctcase.ON_DEVICE_MODEL_DIR / "README.md").read_text()
     assert card == (REPO / "model_cards" / "on_device.md").read_text()
-    assert 'pipeline("punct-case", model="on-device")' in card and "OnDeviceRestorer" in card
+    assert 'hf_punctcase.load_pipeline("on-device")' in card and "OnDeviceRestorer" in card
     assert "trust_remote_code=True" not in card  # an ONNX graph ships no code
     assert "Switchboard" in card and "non-commercial" in card
 

@@ -172,7 +172,7 @@ def _usage_line(facts: PunctCaseCardFacts, model_ref: str) -> str:
     if facts.embedded_default:
         return 'p = pipeline("punct-case")  # this model is the embedded default'
     if facts.embedded_name:
-        return f'p = pipeline("punct-case", model="{facts.embedded_name}")  # this model, embedded in the package'
+        return f'p = hf_punctcase.load_pipeline("{facts.embedded_name}")  # this model, embedded in the package'
     return f'p = pipeline("punct-case", model={model_ref})'
 
 
