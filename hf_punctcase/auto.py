@@ -38,11 +38,13 @@ class AutoModelForJointTokenClassification(_BaseAutoModelClass):
     def from_pretrained(cls, pretrained_model_name_or_path: str | os.PathLike, *model_args: Any, **kwargs: Any):
         for_pipeline = kwargs.get("_from_pipeline") == PIPELINE_TASK
         local = isinstance(pretrained_model_name_or_path, (str, os.PathLike)) and looks_local(str(pretrained_model_name_or_path))
+        found = None
         if for_pipeline and local:
             # What load_pipeline checks first (transformers' pipeline reports it inside its own error).
             check_dtype(kwargs.get("dtype"))
-            checked_format(pretrained_model_name_or_path, trust_remote_code=bool(kwargs.get("trust_remote_code")))
-        found = format_of(pretrained_model_name_or_path) if local else None
+            found = checked_format(pretrained_model_name_or_path, trust_remote_code=bool(kwargs.get("trust_remote_code")))
+        elif local:
+            found = format_of(pretrained_model_name_or_path)
         threads = kwargs.pop("intra_op_num_threads", None) if found is None or found.runtime == TORCH else None
         model = None
         if found is not None and found.runtime != TORCH:

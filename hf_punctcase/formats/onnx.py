@@ -66,16 +66,22 @@ class OnnxFormat(ModelFormat):
         """The export as an :class:`OnnxModel`, run by ONNX Runtime on the CPU. ``dtype`` may only be
         float32 or "auto" (the graph's precision was fixed at export) and there is no ``device_map``;
         the other arguments of ``from_pretrained`` (:data:`LOADING_ONLY`) have nothing to choose here."""
-        import torch
-
         if device_map is not None:
             raise ValueError(f"model path {folder} is an ONNX export: it runs on the CPU, without a device_map")
-        if dtype not in (None, "auto", "float32", torch.float32):
-            raise ValueError(f"model path {folder} is an ONNX export: its precision was fixed at export (dtype {dtype} asked)")
+        check_runs_as_exported(folder, dtype=dtype)
         unknown = sorted(name for name in kwargs if name not in LOADING_ONLY and not name.startswith("_"))
         if unknown:
             raise TypeError(f"model path {folder} is an ONNX export: from_pretrained got arguments it cannot use: {unknown}")
         return OnnxModel(folder, providers=providers, intra_op_num_threads=intra_op_num_threads)
+
+
+def check_runs_as_exported(folder: str, *, device=None, dtype=None) -> None:
+    """Raise unless an export can run on ``device`` in ``dtype`` as given to ``pipeline()``: on the CPU
+    (None or a negative int name it too), in float32 or "auto" (the graph's precision was fixed at export)."""
+    if device is not None and not (isinstance(device, int) and device < 0) and str(device).split(":")[0] != "cpu":
+        raise ValueError(f"model path {folder} is an ONNX export: it runs on the CPU with ONNX Runtime, not on {device}")
+    if str(dtype).removeprefix("torch.") not in ("None", "auto", "float32"):
+        raise ValueError(f"model path {folder} is an ONNX export: its precision was fixed at export (dtype {dtype} asked)")
 
 
 #: The fields of an ONNX ModelProto that a model must have: ``ir_version`` (1) and ``graph`` (7).
@@ -178,4 +184,4 @@ class OnnxModel:
         self.config.save_pretrained(target)
 
 
-__all__ = ["LOADING_ONLY", "OnnxFormat", "OnnxModel", "onnx_file_problem"]
+__all__ = ["LOADING_ONLY", "OnnxFormat", "OnnxModel", "check_runs_as_exported", "onnx_file_problem"]

@@ -45,6 +45,12 @@ def plan_execution(
     )
 
 
+def _artifacts_at(source: str | os.PathLike) -> Artifacts:
+    """The artifacts of ``source`` as transformers loaded it: a folder of a known format, or a Hub id."""
+    found = format_of(source)
+    return artifacts_of(ResolvedModel(source, str(source), "folder" if found is not None else "hub", found))
+
+
 def cached_cpu_model(folder: str | os.PathLike, *, intra_op_num_threads: int | None = None):
     """The model the plan runs for the checkpoint in ``folder`` where that needs no torch model: its
     cached int8 graph, as an :class:`~hf_punctcase.formats.onnx.OnnxModel`, on a machine whose only
@@ -56,12 +62,12 @@ def cached_cpu_model(folder: str | os.PathLike, *, intra_op_num_threads: int | N
     from ..formats.onnx import OnnxModel
 
     hardware = detect_hardware()
-    accelerators = hardware.cuda or torch.backends.mps.is_available() or (hasattr(torch, "xpu") and torch.xpu.is_available())
-    found = format_of(folder)
-    if accelerators or found is None or found.runtime != TORCH:
+    if hardware.cuda or torch.backends.mps.is_available() or (hasattr(torch, "xpu") and torch.xpu.is_available()):
         return None
-    chosen = plan(artifacts_of(ResolvedModel(folder, str(folder), "folder", found)), hardware)
-    graph = cached_int8_graph(folder) if chosen.runtime == ONNXRUNTIME else None
+    artifacts = _artifacts_at(folder)
+    if artifacts.runtime != TORCH or plan(artifacts, hardware).runtime != ONNXRUNTIME:
+        return None
+    graph = cached_int8_graph(folder)
     return None if graph is None else OnnxModel(graph, intra_op_num_threads=intra_op_num_threads)
 
 
@@ -71,26 +77,19 @@ def planned_model(
     """The model the punct-case pipeline runs and the plan that chose it, for a ``model`` transformers
     loaded from ``source`` (a folder or Hub repo id) onto ``device``, with ``dtype`` as the caller gave
     it (None or "auto": not given). A torch model is cast to the planned dtype; where the plan is the
-    checkpoint's int8 graph, the cached graph is run (built from ``model`` the first time), and if it
-    cannot be built the next rule's plan is, saying why."""
-    from ..formats.onnx import OnnxModel
+    checkpoint's int8 graph, the cached graph is run (built from ``model`` the first time, unless the
+    auto class loaded it in place of the torch model, :func:`cached_cpu_model`), and if it cannot be
+    built the next rule's plan is, saying why."""
+    from ..formats.onnx import OnnxModel, check_runs_as_exported
 
     if isinstance(model, OnnxModel):
         # transformers falls back to loading with fp32 when a dtype fails, and moves a model to the
         # device after loading it: both are answered here, where they reach the model.
-        if device_name(device).split(":")[0] != "cpu":
-            raise ValueError(f"model path {source} is an ONNX export: it runs on the CPU with ONNX Runtime, not on {device}")
-        if str(dtype).removeprefix("torch.") not in ("None", "auto", "float32"):
-            raise ValueError(f"model path {source} is an ONNX export: its precision was fixed at export (dtype {dtype} asked)")
-    found = format_of(source)
-    if isinstance(model, OnnxModel) and found is not None and found.runtime == TORCH:
-        # The checkpoint's cached int8 graph, loaded in its place (cached_cpu_model): the plan it ran.
-        return model, plan(artifacts_of(ResolvedModel(source, source, "folder", found)), detect_hardware(), device=device, dtype=dtype)
-    resolved = ResolvedModel(source, source, "folder" if found is not None else "hub", found)
-    artifacts = artifacts_of(resolved)
+        check_runs_as_exported(source, device=device, dtype=dtype)
+    artifacts = _artifacts_at(source)
     hardware = detect_hardware()
     chosen = plan(artifacts, hardware, device=device, dtype=dtype)
-    if chosen.runtime == ONNXRUNTIME and artifacts.runtime != ONNXRUNTIME:
+    if chosen.runtime == ONNXRUNTIME and not isinstance(model, OnnxModel):
         from ..export.cache import build_int8_graph
 
         try:

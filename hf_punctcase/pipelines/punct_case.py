@@ -43,7 +43,7 @@ from .backends import backend_for
 #: Set by :class:`~hf_punctcase.AutoModelForJointTokenClassification` on a model it loaded for this
 #: pipeline: ``(model, tokenizer, *, device, dtype) -> (model, plan)``, which runs it as planned
 #: (:func:`hf_punctcase.loading.planned_model`). A model object a caller built runs as it is.
-LOADED_FOR_PIPELINE = "punct_case_loaded_from"
+LOADED_FOR_PIPELINE = "punct_case_planner"
 
 #: The pipeline task: ``pipeline("punct-case")``.
 PIPELINE_TASK = "punct-case"
