@@ -94,22 +94,14 @@ class CnnBiLstmPreTrainedModel(SavesRemoteCode, PreTrainedModel):
         if getattr(module, "_is_hf_initialized", False):
             return
         std = self.config.initializer_range
-        if self.config.initialization == "kaiming_uniform":
-            # The authors' code: Kaiming-uniform on every weight matrix (embeddings, convolutions, heads),
-            # PyTorch's own initialisation of the LSTMs, biases and norms.
-            if isinstance(module, (nn.Linear, nn.Embedding, nn.Conv1d)):
-                nn.init.kaiming_uniform_(module.weight)
-                if isinstance(module, nn.Embedding) and module.padding_idx is not None:
-                    with torch.no_grad():
-                        module.weight[module.padding_idx].zero_()
-                elif getattr(module, "bias", None) is not None:
-                    bound = 1 / max(1, nn.init._calculate_fan_in_and_fan_out(module.weight)[0]) ** 0.5
-                    nn.init.uniform_(module.bias, -bound, bound)
-            elif isinstance(module, nn.LSTM):
-                module.reset_parameters()
-            elif isinstance(module, nn.LayerNorm):
-                nn.init.ones_(module.weight)
-                nn.init.zeros_(module.bias)
+        if self.config.initialization == "kaiming_uniform" and isinstance(module, (nn.Linear, nn.Embedding, nn.Conv1d)):
+            # The authors' code: Kaiming-uniform on every weight matrix (embeddings, convolutions, heads)
+            # over PyTorch's own initialisation, which keeps the biases; LSTMs and norms as below.
+            module.reset_parameters()
+            nn.init.kaiming_uniform_(module.weight)
+            if isinstance(module, nn.Embedding) and module.padding_idx is not None:
+                with torch.no_grad():
+                    module.weight[module.padding_idx].zero_()
             return
         if isinstance(module, nn.Linear):
             nn.init.normal_(module.weight, mean=0.0, std=std)
