@@ -49,9 +49,7 @@ from hf_punctcase.evaluation import ASR_DEV_SETS, DEV_SETS, available, score_lab
 from hf_punctcase.labels import LabelScheme
 from hf_punctcase.metrics import PunctCase
 from hf_punctcase.restoration import (
-    CASING,
     NAME_ODDS,
-    PUNCTUATION,
     SENTENCE_END_LABELS,
     capitalisable,
     consistent_labels,
@@ -59,6 +57,7 @@ from hf_punctcase.restoration import (
     is_opaque,
 )
 from hf_punctcase.inputs import split_words
+from hf_punctcase.tasks import CASING, PUNCTUATION
 
 FREE_START = ", first word argmax"
 ENDS_AT_ONE = "marks at odds 1, capitals inside at odds"
@@ -95,7 +94,7 @@ def initial_only_types(references, min_count: int) -> set[str]:
 
 
 def labels_for(rule: str, doc: Document, scheme: LabelScheme) -> tuple[np.ndarray, np.ndarray]:
-    punct, case = doc.probs[PUNCTUATION], doc.probs[CASING]
+    punct, case = doc.probs[PUNCTUATION.name], doc.probs[CASING.name]
     fixed = ["O" if dark else None for dark in doc.opaque]
     if rule == "argmax" or rule == "capital after end":
         punct_ids, case_ids = punct.argmax(-1).copy(), case.argmax(-1).copy()

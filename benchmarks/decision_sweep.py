@@ -28,7 +28,7 @@ import numpy as np
 from hf_punctcase.cli import add_model_arguments, load_restorer
 from hf_punctcase.data import data_dir
 from hf_punctcase.evaluation import DEV_SETS, available
-from hf_punctcase.restoration import CASING, PUNCTUATION
+from hf_punctcase.tasks import CASING, PUNCTUATION
 
 
 
@@ -37,7 +37,7 @@ def record_probabilities(restorer, references, batch_size: int) -> list[tuple[np
     results = restorer(
         [ref.words for ref in references], is_split_into_words=True, batch_size=batch_size, return_probabilities=True
     )
-    recorded = [(r["probabilities"][PUNCTUATION], r["probabilities"][CASING]) for r in results]
+    recorded = [(r["probabilities"][PUNCTUATION.name], r["probabilities"][CASING.name]) for r in results]
     for (punct, _), ref in zip(recorded, references):
         if len(punct) != len(ref.words):
             raise RuntimeError(f"{len(punct)} predictions for {len(ref.words)} reference words")

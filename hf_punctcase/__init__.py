@@ -14,6 +14,7 @@ from importlib.util import find_spec as _find_spec
 
 from .embedded import DEFAULT_MODEL_DIR, EMBEDDED_MODELS, ON_DEVICE_MODEL_DIR
 from .labels import LabelScheme, LabeledWords, build_mixed_case_lexicon
+from .restoration import RestoreOptions
 from .tasks import Task, TaskOption, register_task, tasks_of
 
 
@@ -66,6 +67,7 @@ if PLUGIN_AVAILABLE:
         "PLUGIN_AVAILABLE",
         "PunctCasePipeline",
         "ResolvedModel",
+        "RestoreOptions",
         "Restorer",
         "StreamingRestorer",
         "PIPELINE_TASK",
@@ -91,6 +93,7 @@ else:
         "LabeledWords",
         "ON_DEVICE_MODEL_DIR",
         "PLUGIN_AVAILABLE",
+        "RestoreOptions",
         "Task",
         "TaskOption",
         "build_mixed_case_lexicon",

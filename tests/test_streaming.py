@@ -48,7 +48,7 @@ def stream(restorer, pieces, check=True):
         received += len(piece)
         if check:
             assert len(entries) >= received - restorer.max_delay_words
-            assert len(restorer._items) <= restorer.window_words + 1  # only what later windows need
+            assert len(restorer._items) <= restorer.options.window_words + 1  # only what later windows need
     entries += restorer.flush()
     return entries
 

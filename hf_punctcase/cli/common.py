@@ -181,7 +181,7 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
     """The options that choose and run the model (checkpoint, batch, device, dtype, windows, remote
     code), shared by the commands that restore text and by the benchmarks; :func:`load_restorer`
     reads them."""
-    from ..pipelines.punct_case import DEFAULT_CONTEXT_WORDS, DEFAULT_WINDOW_WORDS
+    from ..restoration import DEFAULT_CONTEXT_WORDS, DEFAULT_WINDOW_WORDS
 
     parser.add_argument(
         "-m", "--model", default="default",

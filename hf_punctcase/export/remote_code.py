@@ -32,6 +32,11 @@ SHARED_MODULES = {
     "labels.py": "hf_punctcase.labels",
     "tokenization.py": "hf_punctcase.tokenization",
     "restoration.py": "hf_punctcase.restoration",
+    "restoration_words.py": "hf_punctcase.restoration.words",
+    "restoration_windows.py": "hf_punctcase.restoration.windows",
+    "restoration_options.py": "hf_punctcase.restoration.options",
+    "restoration_decoding.py": "hf_punctcase.restoration.decoding",
+    "restoration_sentences.py": "hf_punctcase.restoration.sentences",
     "backends.py": "hf_punctcase.pipelines.backends",
     "pipeline.py": "hf_punctcase.pipelines.punct_case",
     "execution.py": "hf_punctcase.execution",
@@ -63,7 +68,8 @@ def flatten_module(module_name: str, flat_names: dict[str, str]) -> str:
     bundle would not load without the plugin)."""
     module = importlib.import_module(module_name)
     source = inspect.getsource(module)
-    package = module_name.rsplit(".", 1)[0]
+    # A package's own module (its __init__) resolves relative imports inside the package.
+    package = module_name if hasattr(module, "__path__") else module_name.rsplit(".", 1)[0]
     root = module_name.split(".", 1)[0]
     lines = source.splitlines(keepends=True)
     for node in ast.walk(ast.parse(source)):

@@ -2,11 +2,9 @@
 Runtime backend."""
 
 from .backends import OnnxBackend, TorchBackend, backend_for
-from .punct_case import DEFAULT_CONTEXT_WORDS, DEFAULT_WINDOW_WORDS, PIPELINE_TASK, PunctCasePipeline
+from .punct_case import PIPELINE_TASK, PunctCasePipeline
 
 __all__ = [
-    "DEFAULT_CONTEXT_WORDS",
-    "DEFAULT_WINDOW_WORDS",
     "OnnxBackend",
     "PunctCasePipeline",
     "PIPELINE_TASK",

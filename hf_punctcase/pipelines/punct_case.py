@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
 
 import numpy as np
 import torch
@@ -25,11 +24,8 @@ from ..execution import TORCH, ExecutionPlan, check_dtype
 from ..inputs import InputWords, parse_inputs, transcript
 from ..labels import LabelScheme
 from ..restoration import (
-    DEFAULT_CONTEXT_WORDS,
-    DEFAULT_WINDOW_WORDS,
-    TASKS,
-    check_tasks,
-    check_window_sizes,
+    OPTION_NAMES,
+    RestoreOptions,
     encode_windows,
     encoder_words,
     max_input_length,
@@ -156,46 +152,18 @@ class PunctCasePipeline(ChunkPipeline):
         self.tokenizer.save_pretrained(save_directory, **kwargs)
 
     # ---- arguments ---------------------------------------------------------------------------
-    def _sanitize_parameters(
-        self,
-        window_words: int | None = None,
-        context_words: int | None = None,
-        keep_punctuation: bool | None = None,
-        progress: bool | None = None,
-        consistent_casing: bool | None = None,
-        ends_sentence: bool | None = None,
-        return_probabilities: bool | None = None,
-        return_sentences: bool | None = None,
-        tasks: Sequence[str] | None = None,
-        **kwargs,
-    ):
-        if kwargs:
-            raise TypeError(f"unknown arguments for the punct-case pipeline: {sorted(kwargs)}")
-        preprocess = {}
-        if window_words is not None or context_words is not None:
-            check_window_sizes(
-                DEFAULT_WINDOW_WORDS if window_words is None else window_words,
-                DEFAULT_CONTEXT_WORDS if context_words is None else context_words,
-            )
-        if window_words is not None:
-            preprocess["window_words"] = window_words
-        if context_words is not None:
-            preprocess["context_words"] = context_words
+    def _sanitize_parameters(self, progress: bool | None = None, **kwargs):
+        # Called with the construction's arguments first, then with each call's: the options a call
+        # gives update the ones the pipeline was made with, and are checked once, here.
+        unknown = sorted(set(kwargs) - set(OPTION_NAMES))
+        if unknown:
+            raise TypeError(f"unknown arguments for the punct-case pipeline: {unknown}")
+        made_with = getattr(self, "_postprocess_params", {}).get("options", RestoreOptions())
+        options = made_with.updated(**kwargs)
+        preprocess = {"options": options}
         if progress is not None:
             preprocess["progress"] = progress
-        postprocess = {}
-        for name, value in (
-            ("keep_punctuation", keep_punctuation),
-            ("consistent_casing", consistent_casing),
-            ("ends_sentence", ends_sentence),
-            ("return_probabilities", return_probabilities),
-            ("return_sentences", return_sentences),
-        ):
-            if value is not None:
-                postprocess[name] = value
-        if tasks is not None:
-            postprocess["tasks"] = check_tasks(tasks)
-        return preprocess, {}, postprocess
+        return preprocess, {}, {"options": options}
 
     def __call__(self, inputs, is_split_into_words: bool = False, **kwargs):
         """Restore one transcript (``str``, or a list of words with ``is_split_into_words=True``) or many
@@ -232,16 +200,10 @@ class PunctCasePipeline(ChunkPipeline):
         return list(tqdm(results, total=len(inputs), unit="transcript", desc="punct-case"))
 
     # ---- text → windows of subwords -------------------------------------------------------
-    def preprocess(
-        self,
-        text,
-        window_words: int = DEFAULT_WINDOW_WORDS,
-        context_words: int = DEFAULT_CONTEXT_WORDS,
-        progress: bool | None = None,
-    ):
+    def preprocess(self, text, options: RestoreOptions, progress: bool | None = None):
         source = transcript(text)
         words = encoder_words(source, self.model.config.lowercase_input, self.tokenizer.unk_token)
-        windows = list(plan_windows(len(source), window_words, context_words))
+        windows = list(plan_windows(len(source), options.window_words, options.context_words))
         show = progress if progress is not None else (len(windows) > 20 and sys.stderr.isatty())
         bar = None
         if show:
@@ -283,26 +245,12 @@ class PunctCasePipeline(ChunkPipeline):
         }
 
     # ---- per-word probabilities → labels → text ------------------------------------------
-    def postprocess(
-        self,
-        model_outputs,
-        keep_punctuation: bool = False,
-        consistent_casing: bool = True,
-        ends_sentence: bool = True,
-        return_probabilities: bool = False,
-        return_sentences: bool = False,
-        tasks: Sequence[str] = TASKS,
-    ):
+    def postprocess(self, model_outputs, options: RestoreOptions):
         source = model_outputs[-1]["source"]
         if isinstance(source, list):  # batch_size=1 keeps the collated list of one
             source = source[0]
         windows = [window for output in model_outputs for window in _unbatched(output["probs"])]
-        return restore_from_windows(
-            source, windows, self.scheme, self.lexicon, keep_punctuation=keep_punctuation,
-            consistent_casing=consistent_casing, tasks=tasks, heads=self.heads, ends_sentence=ends_sentence,
-            return_sentences=return_sentences,
-            return_probabilities=return_probabilities,
-        )
+        return restore_from_windows(source, windows, self.scheme, self.lexicon, options, self.heads)
 
 
 def _item(encoded, source: InputWords) -> dict:
@@ -321,4 +269,4 @@ def _unbatched(probs) -> list[dict[str, np.ndarray]]:
     return [probs] if isinstance(probs, dict) else list(probs)
 
 
-__all__ = ["PunctCasePipeline", "check_model_object", "DEFAULT_CONTEXT_WORDS", "DEFAULT_WINDOW_WORDS"]
+__all__ = ["PunctCasePipeline", "check_model_object"]

@@ -19,12 +19,8 @@ from ..execution import ONNXRUNTIME
 from ..inputs import InputWords, parse_inputs, transcript
 from ..labels import LabelScheme
 from ..restoration import (
-    DEFAULT_CONTEXT_WORDS,
-    DEFAULT_WINDOW_WORDS,
-    TASKS,
     EncodedWindow,
-    check_tasks,
-    check_window_sizes,
+    RestoreOptions,
     encode_windows,
     encoder_words,
     max_input_length,
@@ -32,7 +28,7 @@ from ..restoration import (
     restore_from_windows,
     word_probabilities,
 )
-from ..tasks import head_labels, option_runner, task_options, tasks_of
+from ..tasks import head_labels, option_runner, tasks_of
 from .onnx_backend import OnnxBackend, read_export_info
 from .tokenizer import RuntimeTokenizer
 
@@ -78,23 +74,25 @@ class OnDeviceRestorer:
     Args:
         model_dir: a folder written by :func:`hf_punctcase.export.onnx.export_onnx`, or ``"on-device"``
             (the default) for the package's embedded on-device model.
-        window_words, context_words: window size and context on each side (200 and 50, as the pipeline).
         batch_size: windows per ONNX Runtime call (16, as the pipeline).
         intra_op_num_threads, providers: ONNX Runtime's threads per operator and execution providers
             (default: its own thread count, the CPU).
+        options: restore options (:class:`~hf_punctcase.restoration.RestoreOptions`: ``window_words``,
+            ``context_words``, ``keep_punctuation``, ...), the defaults of every call; the pipeline's
+            defaults where not given.
     """
 
     def __init__(
         self,
         model_dir: str | os.PathLike = "on-device",
         *,
-        window_words: int = DEFAULT_WINDOW_WORDS,
-        context_words: int = DEFAULT_CONTEXT_WORDS,
         batch_size: int = 16,
         intra_op_num_threads: int | None = None,
         providers: Sequence[str] | None = None,
+        **options,
     ):
-        check_window_sizes(window_words, context_words)
+        #: The restore options of a call that gives none (:class:`~hf_punctcase.restoration.RestoreOptions`).
+        self.options = RestoreOptions().updated(**options)
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
             raise ValueError(f"batch_size must be an int ≥ 1, got {batch_size!r}")
         # Imported here: checkpoints finds formats, and the ONNX format imports this package's backend.
@@ -120,8 +118,6 @@ class OnDeviceRestorer:
         self.model_tasks = settings["tasks"]
         self.heads = settings["heads"]
         self.backend.check_heads(settings["labels"])
-        self.window_words = window_words
-        self.context_words = context_words
         self.batch_size = batch_size
 
     # ---- inputs ---------------------------------------------------------------------------------
@@ -130,54 +126,31 @@ class OnDeviceRestorer:
         inputs: str | Sequence[str] | Sequence[Sequence[str]],
         *,
         is_split_into_words: bool = False,
-        keep_punctuation: bool = False,
-        consistent_casing: bool = True,
-        ends_sentence: bool = True,
-        return_probabilities: bool = False,
-        return_sentences: bool = False,
-        tasks: Sequence[str] = TASKS,
-        window_words: int | None = None,
-        context_words: int | None = None,
-        **switches: bool,
+        **options,
     ) -> dict | list[dict]:
         """Restore one transcript (a ``str``, or a list of words with ``is_split_into_words=True``) or
-        many (a list of either); the options are the pipeline's, the task options
-        (``remove_disfluencies=True``, :func:`hf_punctcase.tasks.task_options`) among them."""
-        unknown = sorted(set(switches) - {option.name for option in task_options()})
-        if unknown:
-            raise TypeError(f"unknown arguments for OnDeviceRestorer: {unknown}")
-        options = {
-            "keep_punctuation": keep_punctuation,
-            "consistent_casing": consistent_casing,
-            "ends_sentence": ends_sentence,
-            "return_probabilities": return_probabilities,
-            "return_sentences": return_sentences,
-            "tasks": tasks,
-        }
-        run = option_runner(switches, self.model_tasks, str(self.folder))
+        many (a list of either). The options are the pipeline's: the restore options
+        (:class:`~hf_punctcase.restoration.RestoreOptions`, given here for this call) and the task
+        options (``remove_disfluencies=True``, :func:`hf_punctcase.tasks.task_options`)."""
+        run = option_runner(options, self.model_tasks, str(self.folder))
         if run is not None:
-            return run(
-                lambda items, split, **given: self(items, is_split_into_words=split, **given),
-                inputs, is_split_into_words, **options, window_words=window_words, context_words=context_words,
-            )
-        options["tasks"] = check_tasks(tasks)
-        window_words = self.window_words if window_words is None else window_words
-        context_words = self.context_words if context_words is None else context_words
-        check_window_sizes(window_words, context_words)
+            return run(lambda items, split, **given: self(items, is_split_into_words=split, **given), inputs, is_split_into_words, **options)
+        try:
+            chosen = self.options.updated(**options)
+        except TypeError as error:
+            raise TypeError(f"OnDeviceRestorer: {error}") from None
         items, single = parse_inputs(inputs, is_split_into_words, caller="OnDeviceRestorer")
-        results = self._restore([transcript(item) for item in items], window_words, context_words, options)
+        results = list(self._stream([transcript(item) for item in items], chosen))
         return results[0] if single else results
 
     # ---- windows → model → words ------------------------------------------------------------------
-    def _restore(self, sources: list[InputWords], window_words: int, context_words: int, options: dict) -> list[dict]:
-        return list(self._stream(sources, window_words, context_words, options))
-
-    def _windows(self, source: InputWords, window_words: int, context_words: int) -> Iterator[EncodedWindow]:
+    def _windows(self, source: InputWords, options: RestoreOptions) -> Iterator[EncodedWindow]:
         """The pipeline's windows of one input: its words as the model sees them, planned and tokenised."""
         words = encoder_words(source, self.lowercase_input, self.tokenizer.unk_token)
-        return encode_windows(self.tokenizer, words, list(plan_windows(len(source), window_words, context_words)), self.max_length)
+        windows = list(plan_windows(len(source), options.window_words, options.context_words))
+        return encode_windows(self.tokenizer, words, windows, self.max_length)
 
-    def _stream(self, sources: list[InputWords], window_words: int, context_words: int, options: dict) -> Iterator[dict]:
+    def _stream(self, sources: list[InputWords], options: RestoreOptions) -> Iterator[dict]:
         """Results in input order; each input is decoded as soon as its last window has run, and
         windows of consecutive inputs share ONNX Runtime calls (``batch_size`` windows each)."""
         done: list[list[dict[str, np.ndarray]]] = [[] for _ in sources]
@@ -194,7 +167,7 @@ class OnDeviceRestorer:
                 next_result += 1
 
         for index, source in enumerate(sources):
-            for window in self._windows(source, window_words, context_words):
+            for window in self._windows(source, options):
                 expected[index] += 1
                 batch.append((index, window))
                 if len(batch) == self.batch_size:
@@ -221,8 +194,8 @@ class OnDeviceRestorer:
                 {task: word_probabilities(task_probs[row], window.core_positions) for task, task_probs in probs.items()}
             )
 
-    def _result(self, source: InputWords, windows: list[dict[str, np.ndarray]], options: dict) -> dict:
-        return restore_from_windows(source, windows, self.scheme, self.lexicon, heads=self.heads, **options)
+    def _result(self, source: InputWords, windows: list[dict[str, np.ndarray]], options: RestoreOptions) -> dict:
+        return restore_from_windows(source, windows, self.scheme, self.lexicon, options, self.heads)
 
 
 __all__ = ["OnDeviceRestorer", "read_export_settings"]

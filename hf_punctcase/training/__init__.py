@@ -31,7 +31,10 @@ from .mlm import (
     run_mlm_adaptation,
 )
 from .sampling import sample_external
-from .run import TrainingPools, build_model, describe_machine, load_dev_sets, load_training_pools, run, tokenize_dev_set
+from .machine import describe_machine
+from .model import build_model, freeze_except, prepared_model
+from .pools import TrainingMixture, TrainingPools, load_dev_sets, load_training_pools, tokenize_dev_set, training_mixture
+from .run import run
 from .shrinking import corpus_word_counts, shrink_encoder, shrink_for_corpora, subword_counts, vocabulary_for_budget
 from .two_stage import run_stages, stage_arguments, stage_names
 
@@ -46,6 +49,7 @@ __all__ = [
     "MaskedPositionsTrainer",
     "MlmArguments",
     "ModelArguments",
+    "TrainingMixture",
     "TrainingPools",
     "TrainingProgress",
     "WallClockLimit",
@@ -53,10 +57,12 @@ __all__ = [
     "build_model",
     "corpus_word_counts",
     "describe_machine",
+    "freeze_except",
     "label_with_teacher",
     "load_config",
     "load_dev_sets",
     "load_training_pools",
+    "prepared_model",
     "masked_lm_from_encoder",
     "pack_blocks",
     "parse_recipe_args",
@@ -71,5 +77,6 @@ __all__ = [
     "stage_names",
     "subword_counts",
     "tokenize_dev_set",
+    "training_mixture",
     "vocabulary_for_budget",
 ]

@@ -1,0 +1,80 @@
+"""Restoration without a runtime: every stage between the user's text and the model's probabilities.
+
+    text ─split_words─▶ words + their own marks ─plan_windows─▶ windows ─encode_windows─▶ subword ids
+    per-task probabilities ─word_probabilities─▶ one row per word ─decode─▶ labels ─▶ restored text
+
+One module per job: :mod:`~hf_punctcase.restoration.words` (which words pass through, what the encoder
+sees), :mod:`~hf_punctcase.restoration.windows` (windows, subwords, per-word rows),
+:mod:`~hf_punctcase.restoration.decoding` (labels and the restored text),
+:mod:`~hf_punctcase.restoration.sentences` (offsets, sentences) and
+:mod:`~hf_punctcase.restoration.options` (:class:`RestoreOptions`, what a call may ask for).
+
+Every model family and runtime shares these functions: the transformers pipeline (torch) runs the model
+between ``encode_windows`` and ``word_probabilities``, and a runtime without torch does the same with
+its own runtime (ONNX Runtime). Only NumPy and a tokenizer are needed here.
+
+A window answers for its middle words (its *core*) and sees ``context_words`` words on each side, so
+every word is predicted where it sits farthest from a window edge. Words are passed through untouched
+where an English model cannot case or punctuate them (:func:`is_opaque`).
+
+What restoration may change, and nothing else: the case of a word's Latin letters (only to a letter
+that lowercases as the original does, so that the word stays the input word up to case), and the
+punctuation marks ``. , ? ! : ; - …`` trailing a word, which are replaced by the predicted mark
+(kept instead with ``keep_punctuation``). Leading and closing quotes and brackets, the characters
+inside a word, an abbreviation's period ("U.S.") and every character of a word passed through are
+kept as written (:func:`restored_trail` places the predicted mark among closing quotes and
+brackets); whitespace between words becomes one space.
+"""
+
+from ..labels import SENTENCE_END_LABELS
+from .decoding import NAME_ODDS, closing_mark, consistent_labels, decode, restore_from_windows
+from .options import OPTION_NAMES, RESTORED_TASKS, RestoreOptions, check_tasks
+from .sentences import add_char_offsets, char_offsets, is_sentence_end, sentences
+from .windows import (
+    DEFAULT_CONTEXT_WORDS,
+    DEFAULT_MAX_LENGTH,
+    DEFAULT_WINDOW_WORDS,
+    EncodedWindow,
+    Window,
+    check_window_sizes,
+    encode_windows,
+    join_windows,
+    max_input_length,
+    plan_windows,
+    word_probabilities,
+)
+from .words import MAX_WORD_CHARS, capitalisable, encoder_words, has_surrogate, is_opaque, restored_trail
+
+__all__ = [
+    "DEFAULT_CONTEXT_WORDS",
+    "DEFAULT_MAX_LENGTH",
+    "DEFAULT_WINDOW_WORDS",
+    "EncodedWindow",
+    "MAX_WORD_CHARS",
+    "NAME_ODDS",
+    "OPTION_NAMES",
+    "RESTORED_TASKS",
+    "RestoreOptions",
+    "SENTENCE_END_LABELS",
+    "Window",
+    "add_char_offsets",
+    "capitalisable",
+    "char_offsets",
+    "check_tasks",
+    "check_window_sizes",
+    "closing_mark",
+    "consistent_labels",
+    "decode",
+    "encode_windows",
+    "encoder_words",
+    "has_surrogate",
+    "is_opaque",
+    "is_sentence_end",
+    "join_windows",
+    "max_input_length",
+    "plan_windows",
+    "restore_from_windows",
+    "restored_trail",
+    "sentences",
+    "word_probabilities",
+]
