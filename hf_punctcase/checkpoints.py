@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -120,15 +121,26 @@ def checked_format(path: str | os.PathLike, trust_remote_code: bool = False):
         raise FileNotFoundError(f"model path {folder} is not a folder (expected a saved checkpoint folder)")
     # A folder whose files have not changed since it passed is not read again (the library's entry
     # points check it, then transformers' loading reaches the auto class, which asks again).
-    key = (str(folder.resolve()), bool(trust_remote_code), *_file_stamps(folder))
-    if key in _PASSED:
-        return _PASSED[key]
-    _PASSED[key] = _checked_format(folder, trust_remote_code)
-    return _PASSED[key]
+    key = (str(folder.resolve()), bool(trust_remote_code))
+    stamps = _file_stamps(folder)
+    passed = _PASSED.get(key)
+    if passed is not None and passed[0] == stamps:
+        return passed[1]
+    _PASSED.pop(key, None)  # a folder changed since is checked again, and only its newest state kept
+    # What a library warns of while the files are read (torch on an old pickle protocol) is said again
+    # for a folder that passes; for one that fails, the one-line error says what matters.
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model_format = _checked_format(folder, trust_remote_code)
+    for warning in caught:
+        warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno, source=warning.source)
+    _PASSED[key] = (stamps, model_format)
+    return model_format
 
 
-#: Folders that passed :func:`checked_format` in this process, by their files' names, sizes and times.
-_PASSED: dict[tuple, object] = {}
+#: Folders that passed :func:`checked_format` in this process: by folder and trust_remote_code, the
+#: names, sizes and times of its files when it passed, and its format.
+_PASSED: dict[tuple[str, bool], tuple[list, object]] = {}
 
 
 def _file_stamps(folder: Path) -> list[tuple[str, int, int]]:

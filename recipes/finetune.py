@@ -30,9 +30,10 @@ import shlex
 import sys
 from pathlib import Path
 
-from transformers import TrainingArguments
+from hf_punctcase.training import DataArguments, ModelArguments, parse_recipe_args, run, run_recipe
 
-from hf_punctcase.training import DataArguments, ModelArguments, parse_recipe_args, run
+# After the plugin, which imports torchao before transformers does, without its CPU-install warnings.
+from transformers import TrainingArguments  # noqa: E402, I001
 
 
 def main(argv: list[str] | None = None) -> Path:
@@ -43,4 +44,4 @@ def main(argv: list[str] | None = None) -> Path:
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(run_recipe(main))

@@ -23,9 +23,10 @@ import shlex
 import sys
 from pathlib import Path
 
-from transformers import TrainingArguments
+from hf_punctcase.training import MlmArguments, parse_recipe_args, run_mlm_adaptation, run_recipe
 
-from hf_punctcase.training import MlmArguments, parse_recipe_args, run_mlm_adaptation
+# After the plugin, which imports torchao before transformers does, without its CPU-install warnings.
+from transformers import TrainingArguments  # noqa: E402, I001
 
 
 def main(argv: list[str] | None = None) -> Path:
@@ -36,4 +37,4 @@ def main(argv: list[str] | None = None) -> Path:
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(run_recipe(main))

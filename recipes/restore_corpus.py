@@ -6,8 +6,12 @@
     python recipes/restore_corpus.py --engine ray --num_proc 8 --num_gpus 1 --input 'part-*.parquet' --output out.jsonl
 
 Input: ``.txt`` (one transcript a line, read as the field ``text``), ``.jsonl`` or ``.parquet``
-(``--text_field``), several files or globs in the order given (a glob's files sorted), streamed with
-``datasets.load_dataset(..., streaming=True)`` so that memory stays flat whatever their size. Output:
+(``--text_field``), several files or globs in the order given (a glob's files sorted), streamed record by
+record as a ``datasets.IterableDataset`` (:func:`hf_punctcase.corpus_files.record_stream`) so that memory
+stays flat whatever their size. A bad record (a line that is not JSON or not UTF-8, a record without the
+text field, a file that cannot be read) ends the run with one line naming its file and line, the blocks
+already written kept; ``--skip_bad_records`` leaves such records out and lists them in
+``OUTPUT.skipped.jsonl``. Output:
 ``OUTPUT.jsonl`` or ``OUTPUT.parquet``, every input record once, in input order, its fields kept and the
 restored text added as ``restored`` (``--output_field``), and each word's labels and scores where
 ``--words_field`` names a field for them.
@@ -29,7 +33,6 @@ lists them in its card, since the labels it learnt are that model's.
 from __future__ import annotations
 
 import argparse
-import glob
 import json
 import os
 import shutil
@@ -43,38 +46,14 @@ from tqdm.auto import tqdm
 import hf_punctcase
 from hf_punctcase.atomic_files import atomic_output, atomic_write_text
 from hf_punctcase.cards.lineage import write_provenance
+from hf_punctcase.corpus_files import BadInput, BadRecord, input_files, record_stream
+from hf_punctcase.faults import one_line
 
-BUILDERS = {".txt": "text", ".jsonl": "json", ".json": "json", ".parquet": "parquet"}
 OUTPUT_SUFFIXES = (".jsonl", ".parquet")
 BLOCK_NAME = "block-{:06d}.jsonl"
 #: Batches per Arrow block the Ray engine reads from the stream: blocks small enough to keep
 #: every actor busy, large enough that Ray's cost per block stays small.
 RAY_BLOCK_BATCHES = 4
-
-
-def input_files(patterns: list[str]) -> list[str]:
-    """The files the paths and globs name, in the order given (a glob's files sorted), all of one kind."""
-    files = []
-    for pattern in patterns:
-        matches = sorted(glob.glob(pattern)) if glob.has_magic(pattern) else [pattern]
-        if not matches:
-            raise SystemExit(f"--input {pattern}: no file matches")
-        for match in matches:
-            if not Path(match).is_file():
-                raise SystemExit(f"--input {match}: no such file")
-            files.append(match)
-    kinds = {Path(name).suffix.lower() for name in files}
-    if len(kinds) != 1 or next(iter(kinds)) not in BUILDERS:
-        raise SystemExit(f"--input: the files must all be one of {', '.join(BUILDERS)}; got {', '.join(sorted(kinds))}")
-    return files
-
-
-def stream_records(files: list[str]):
-    """The input records as a ``datasets.IterableDataset``, read lazily in file order."""
-    import datasets
-
-    builder = BUILDERS[Path(files[0]).suffix.lower()]
-    return datasets.load_dataset(builder, data_files=files, split="train", streaming=True)
 
 
 def plain(value):
@@ -200,7 +179,7 @@ def start_or_resume(folder: Path, signature: dict) -> list[Path]:
     manifest = folder / "run.json"
     if manifest.exists():
         if json.loads(manifest.read_text(encoding="utf-8")) != signature:
-            raise SystemExit(f"{folder}: the blocks there are of another run (other inputs or arguments); remove the folder to start over")
+            raise BadInput(f"{folder}: the blocks there are of another run (other inputs or arguments); remove the folder to start over")
         return finished_blocks(folder)
     folder.mkdir(parents=True, exist_ok=True)
     atomic_write_text(manifest, json.dumps(signature, indent=1) + "\n")
@@ -237,6 +216,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--device", default=None, help="Device the model runs on, e.g. cuda:0 (default: the CPU).")
     parser.add_argument("--block_size", type=int, default=10_000, help="Records per resumable block of output.")
     parser.add_argument("--remove_disfluencies", action="store_true", help="The fluent text (models with a disfluency head).")
+    parser.add_argument(
+        "--skip_bad_records", action="store_true",
+        help="Leave out a record that cannot be restored (a line that is not JSON or not UTF-8, no text field, a "
+        "file that cannot be read) and go on; their files and numbers go to OUTPUT.skipped.jsonl. Without: the "
+        "first ends the run with one line naming it, the blocks already written kept.",
+    )
     args = parser.parse_args(argv)
     if args.output.suffix not in OUTPUT_SUFFIXES:
         parser.error(f"--output {args.output}: must end in {' or '.join(OUTPUT_SUFFIXES)}")
@@ -247,29 +232,82 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
+def skipped_file_of(output: Path) -> Path:
+    return output.with_name(output.name + ".skipped.jsonl")
+
+
 def main(argv: list[str] | None = None) -> Path:
+    from transformers.utils import logging as transformers_logging
+
     args = parse_args(argv)
-    files = input_files(args.input)
+    transformers_logging.disable_progress_bar()  # the run's own bar counts records; loading bars would be noise
+    try:
+        files = input_files(args.input)
+    except BadInput as error:
+        raise BadInput(f"--input {error}") from None
     folder = args.output.with_name(args.output.name + ".blocks")
     blocks = start_or_resume(folder, run_signature(files, args))
     done = sum(records_in(block) for block in blocks)
     if blocks:
         print(f"resuming after {len(blocks)} blocks ({done} records) in {folder}", file=sys.stderr)
-    stream = stream_records(files).skip(done)
+    skipped = skipped_file_of(args.output)
+    # The stream is read from its start on every run (the records done are skipped), so the bad records
+    # before them are found again.
+    skipped.unlink(missing_ok=True)
+    stream = record_stream(files, args.text_field, str(skipped) if args.skip_bad_records else None).skip(done)
     restored = (restored_by_ray if args.engine == "ray" else restored_by_datasets)(stream, args)
-    with tqdm(initial=done, unit="record", desc="restore_corpus", dynamic_ncols=True) as bar:
+    # A bar on a terminal only, cleared at the end: the run's last lines on stderr are its result or its one error.
+    with tqdm(initial=done, unit="record", desc="restore_corpus", dynamic_ncols=True, disable=None, leave=False) as bar:
         for block in batches(restored, args.block_size):
             path = folder / BLOCK_NAME.format(len(blocks))
             with atomic_output(path) as handle:
                 handle.writelines(json.dumps(plain(record), ensure_ascii=False) + "\n" for record in block)
             blocks.append(path)
+            done += len(block)
             bar.update(len(block))
     write_provenance(args.output, args.model, text_field=args.text_field, output_field=args.output_field,
                      remove_disfluencies=args.remove_disfluencies)
     join_blocks(blocks, args.output)
     shutil.rmtree(folder)
+    print(f"restore_corpus: {done} records restored into {args.output}", file=sys.stderr)
+    report_skipped(skipped)
     return args.output
 
 
+def report_skipped(skipped: Path) -> None:
+    """Say how many records were left out; their list is kept once each (a read retried by Ray may
+    have found one twice), or removed when there are none."""
+    if not skipped.exists():
+        return
+    faults = list(dict.fromkeys(skipped.read_text(encoding="utf-8").splitlines()))
+    atomic_write_text(skipped, "".join(line + "\n" for line in faults))
+    print(f"restore_corpus: skipped {len(faults)} bad records (listed in {skipped})", file=sys.stderr)
+
+
+def bad_record_in(error: BaseException) -> BadRecord | None:
+    """The BadRecord an error is or carries (Ray hands back a reader's error wrapped in its own)."""
+    while error is not None:
+        if isinstance(error, BadRecord) and type(error) is BadRecord:
+            return error
+        error = getattr(error, "cause", None) or error.__cause__
+    return None
+
+
+def cli(argv: list[str] | None = None) -> int:
+    """:func:`main` as a command: a fault of the input is one line on stderr and exit status 2."""
+    try:
+        main(argv)
+    except BadInput as error:
+        print(f"restore_corpus: error: {one_line(error)}", file=sys.stderr)
+        return 2
+    except Exception as error:
+        bad = bad_record_in(error)
+        if bad is None:
+            raise
+        print(f"restore_corpus: error: {one_line(bad)} (--skip_bad_records leaves such records out)", file=sys.stderr)
+        return 2
+    return 0
+
+
 if __name__ == "__main__":
-    main()
+    sys.exit(cli())

@@ -20,7 +20,7 @@ import logging
 import sys
 from pathlib import Path
 
-from hf_punctcase.training import load_config, run_stages, stage_names
+from hf_punctcase.training import load_config, run_recipe, run_stages, stage_names
 
 
 def main(argv: list[str] | None = None) -> Path:
@@ -40,4 +40,4 @@ def main(argv: list[str] | None = None) -> Path:
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(run_recipe(main))

@@ -14,6 +14,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -218,3 +220,21 @@ def test_a_model_object_that_is_not_punct_case_is_named(model, tiny_tokenizer):
 def test_a_punct_case_model_object_is_taken(tiny_model, tiny_tokenizer):
     pipe = pipeline("punct-case", model=tiny_model, tokenizer=tiny_tokenizer)
     assert pipe("so what")["text"].lower().startswith("so")
+
+
+def test_a_library_warning_while_a_folder_is_checked_does_not_surround_its_one_line_error(tmp_path, tiny_model_dir):
+    """torch warns of a pickle protocol it was not written for before it refuses the file: a user of the
+    command line sees the one line naming the fault, and nothing else (a real process: pytest would
+    otherwise catch the warning itself)."""
+    folder = tmp_path / "checkpoint"
+    shutil.copytree(tiny_model_dir, folder)
+    (folder / "model.safetensors").unlink()
+    torch.save({"weight": _RunsCode()}, folder / "pytorch_model.bin", pickle_protocol=4, _use_new_zipfile_serialization=False)
+    result = subprocess.run(
+        [sys.executable, "-m", "hf_punctcase.cli", "restore", "-m", str(folder), "so what"],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.splitlines() == [
+        f"hf-punctcase: error: model path {folder}: pytorch_model.bin is not a PyTorch weights file (torch.load cannot unpickle it)"
+    ]

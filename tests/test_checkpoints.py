@@ -80,6 +80,24 @@ def test_each_loader_checks_a_folder_once(checks, tiny_model_dir, monkeypatch):
     assert checks == [str(tiny_model_dir)]  # by resolve, before the call: loading does not check again
 
 
+def test_a_folder_changed_after_it_passed_is_checked_again_and_remembered_once(checks, tiny_model_dir, tmp_path):
+    import shutil
+
+    folder = tmp_path / "model"
+    shutil.copytree(tiny_model_dir, folder)
+    checkpoints.checked_format(folder)
+    checkpoints.checked_format(folder)
+    assert checks == [str(folder)]
+    config = folder / "config.json"
+    config.write_text(config.read_text() + "\n")
+    checkpoints.checked_format(folder)
+    assert checks == [str(folder)] * 2
+    assert list(checkpoints._PASSED) == [(str(folder.resolve()), False)]
+    config.write_text("[]")  # a fault written after it passed is found
+    with pytest.raises(ValueError):
+        checkpoints.checked_format(folder)
+
+
 def test_the_torch_free_runtime_refuses_a_torch_checkpoint_and_says_what_to_do(tiny_model_dir):
     from hf_punctcase.runtime import OnDeviceRestorer
 

@@ -362,3 +362,48 @@ def test_restore_corpus_streams_a_jsonl_file_through_datasets_in_input_order(tin
     assert provenance["model"] == tiny_model_dir and provenance["options"]["output_field"] == "restored"
     # the tiny model has neither a training record nor a card: what it was trained on is unknown
     assert {row["licence"] for row in provenance["model_training_data"]} == {"unknown"}
+
+
+# ---- a fault the user can fix is one line, exit 2 ----
+
+RECIPE_FAULTS = {
+    "mistyped option": (["--output_dir", "OUT", "--max_stepz", "3"], "unknown option --max_stepz; did you mean --max_steps"),
+    "value of the wrong type": (["--output_dir", "OUT", "--max_steps", "three"], "invalid int value: 'three'"),
+    "value an argument refuses": (["--output_dir", "OUT", "--model_family", "rnn"], "model_family"),
+    "stray argument": (["--output_dir", "OUT", "stray"], "unexpected argument 'stray'"),
+    "corpus file not there": (
+        ["--output_dir", "OUT", "--train_corpora", "text:NOPE/a.jsonl", "--max_steps", "1"],
+        "--train_corpora text:NOPE/a.jsonl: no file NOPE/a.jsonl",
+    ),
+    "validation file not there": (
+        ["--output_dir", "OUT", "--validation_file", "NOPE/dev.jsonl", "--max_steps", "1"], "--validation_file: no file NOPE/dev.jsonl"
+    ),
+    "config not there": (["NOPE/run.yaml"], "NOPE/run.yaml: [Errno 2] No such file or directory"),
+    "misspelt config key": (["CONFIG"], "unknown key max_stepz; did you mean max_steps"),
+}
+
+
+@pytest.mark.parametrize("fault", RECIPE_FAULTS, ids=list(RECIPE_FAULTS))
+def test_a_training_recipe_fault_is_one_line(fault, tmp_path, capsys):
+    argv, message = RECIPE_FAULTS[fault]
+    config = tmp_path / "run.yaml"
+    config.write_text(f"output_dir: {tmp_path / 'out'}\nmax_stepz: 3\n")
+    replace = {"OUT": str(tmp_path / "out"), "CONFIG": str(config)}
+    argv = [replace.get(item, item.replace("NOPE", str(tmp_path / "nope"))) for item in argv]
+    message = message.replace("NOPE", str(tmp_path / "nope"))
+    assert hf_punctcase.training.run_recipe(finetune.main, argv) == 2
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 1 and ": error: " in lines[0] and message in lines[0], lines
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_recipe_run_as_a_command_prints_its_fault_and_nothing_else(tmp_path):
+    """As a user runs it: no traceback, usage text or warning of an imported library around the line."""
+    result = subprocess.run(
+        [sys.executable, str(RECIPES / "finetune.py"), "--output_dir", str(tmp_path / "out"), "--max_stepz", "3"],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == [
+        "finetune.py: error: unknown option --max_stepz; did you mean --max_steps or --save_steps or --eval_steps?"
+    ]

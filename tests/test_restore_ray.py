@@ -72,3 +72,19 @@ def test_recipe_with_as_many_actors_as_the_cluster_has_cpus_finishes(local_clust
     rows = [json.loads(line) for line in output.read_text().splitlines()]
     assert [row["id"] for row in rows] == list(range(len(TEXTS) * 5))
     assert [row["restored"] for row in rows] == expected
+
+
+def test_recipe_engine_ray_names_a_bad_record_in_one_line_or_skips_it(local_cluster, tiny_model_dir, tmp_path, capsys):
+    """The input is read in a Ray task: its BadRecord comes back through Ray's error and is still one
+    line; with --skip_bad_records the task lists it in the side file."""
+    source = tmp_path / "in.jsonl"
+    source.write_text(json.dumps({"text": "we think"}) + "\n" + '{"text": \n' + json.dumps({"text": "so what"}) + "\n")
+    output = tmp_path / "out.jsonl"
+    argv = ["--engine", "ray", "--input", str(source), "--output", str(output), "--model", tiny_model_dir, "--batch_size", "4"]
+    assert restore_corpus.cli(argv) == 2
+    lines = capsys.readouterr().err.splitlines()
+    assert lines == [f"restore_corpus: error: {source}, line 2: not JSON (Expecting value: line 1 column 10 (char 9)) "
+                     "(--skip_bad_records leaves such records out)"]
+    assert restore_corpus.cli(argv + ["--skip_bad_records"]) == 0
+    assert [json.loads(line)["text"] for line in output.read_text().splitlines()] == ["we think", "so what"]
+    assert [json.loads(line)["record"] for line in (tmp_path / "out.jsonl.skipped.jsonl").read_text().splitlines()] == [2]

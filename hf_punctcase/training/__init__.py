@@ -18,6 +18,8 @@ from .arguments import (
     ModelArguments,
     load_config,
     parse_recipe_args,
+    RecipeArgumentError,
+    run_recipe,
 )
 from .callbacks import CheckpointRecord, TrainingProgress, WallClockLimit
 from .collator import DataCollatorForJointTokenClassification
@@ -66,6 +68,8 @@ __all__ = [
     "masked_lm_from_encoder",
     "pack_blocks",
     "parse_recipe_args",
+    "RecipeArgumentError",
+    "run_recipe",
     "render_texts",
     "run",
     "run_mlm_adaptation",

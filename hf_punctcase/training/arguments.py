@@ -18,7 +18,8 @@ config with only the keys this one names changed (:func:`load_config`).
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+import sys
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -298,11 +299,68 @@ def load_config(path: str | os.PathLike) -> dict:
     return merged
 
 
+class RecipeArgumentError(ValueError):
+    """A recipe's option or config key that does not exist or holds a bad value; the message is one
+    line naming it (and, for a misspelt name, the nearest ones that exist)."""
+
+
 def parse_recipe_args(dataclass_types: Sequence[type], argv: Sequence[str]) -> tuple:
     """A recipe's arguments: one YAML file with every key (or the keys it changes in the config it
-    ``extends``), or command-line flags."""
+    ``extends``), or command-line flags. A name that is no option, a value of the wrong type or one
+    the arguments refuse raises :class:`RecipeArgumentError`."""
     parser = HfArgumentParser(tuple(dataclass_types))
+
+    def refuse(message: str):  # argparse would print its usage and exit: the fault is one line instead
+        raise RecipeArgumentError(message)
+
+    parser.error = refuse
+    names = sorted({action.dest for action in parser._actions if action.dest != "help"})
     argv = list(argv)
-    if len(argv) == 1 and argv[0].endswith((".yaml", ".yml")):
-        return parser.parse_dict(load_config(argv[0]))
-    return parser.parse_args_into_dataclasses(argv)
+    try:
+        if len(argv) == 1 and argv[0].endswith((".yaml", ".yml")):
+            try:
+                values = load_config(argv[0])
+            except (OSError, yaml.YAMLError) as error:
+                raise RecipeArgumentError(f"{argv[0]}: {error}") from None
+            if not isinstance(values, dict):
+                raise RecipeArgumentError(f"{argv[0]}: a config is a mapping of option names to values")
+            unknown = [key for key in values if key not in names]
+            if unknown:
+                raise RecipeArgumentError(f"{argv[0]}: {_unknown(unknown[0], names, 'key')}")
+            return parser.parse_dict(values)
+        *parsed, remaining = parser.parse_args_into_dataclasses(argv, return_remaining_strings=True)
+    except RecipeArgumentError:
+        raise
+    except (TypeError, ValueError) as error:  # raised by an argument's checks
+        raise RecipeArgumentError(" ".join(str(error).split())) from None
+    options = [item for item in remaining if item.startswith("-")]
+    if remaining:
+        raise RecipeArgumentError(_unknown((options or remaining)[0], names, "option"))
+    return tuple(parsed)
+
+
+def _unknown(given: str, names: Sequence[str], what: str) -> str:
+    """The message for a name that is no option (``what="option"``) or config key (``"key"``)."""
+    import difflib
+
+    if what == "option" and not given.startswith("-"):
+        return f"unexpected argument {given!r}: options are written --name value"
+    prefix = "--" if what == "option" else ""
+    name = given.split("=", 1)[0].lstrip("-")
+    close = difflib.get_close_matches(name, names, n=3, cutoff=0.6)
+    hint = f"; did you mean {' or '.join(prefix + option for option in close)}?" if close else ""
+    return f"unknown {what} {prefix}{name}{hint}"
+
+
+def run_recipe(main: Callable[[list[str] | None], object], argv: list[str] | None = None) -> int:
+    """A recipe's ``main`` as a command: a fault the user can fix (a bad option, a file that is not
+    there, a checkpoint that cannot be used) is one line on stderr and exit status 2, not a traceback."""
+    from ..faults import CheckpointError, one_line
+
+    try:
+        main(argv)
+    except (RecipeArgumentError, FileNotFoundError, CheckpointError) as error:
+        prog = Path(sys.argv[0]).name or "recipe"
+        print(f"{prog}: error: {one_line(error)}", file=sys.stderr)
+        return 2
+    return 0

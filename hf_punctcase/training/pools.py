@@ -80,6 +80,23 @@ def noisy_pools(
 
 
 
+def check_files(data_args: DataArguments) -> None:
+    """Raise FileNotFoundError naming the option and the file for a corpus file, validation file or
+    noise model that is not there, before any corpus is read."""
+    for option, specs in (
+        ("--train_corpora", data_args.train_corpora),
+        ("--eval_corpora", data_args.dev_corpora),
+        ("--asr_noise_corpora", data_args.asr_noise_corpora),
+    ):
+        for spec in specs:
+            for file in CorpusSpec.parse(spec).data_files:
+                if not Path(file).is_file():
+                    raise FileNotFoundError(f"{option} {spec}: no file {file}")
+    for option, file in (("--validation_file", data_args.validation_file), ("--asr_noise_model", data_args.asr_noise_model)):
+        if file and not Path(file).exists():
+            raise FileNotFoundError(f"{option}: no file {file}")
+
+
 @dataclass
 class TrainingMixture:
     """The windows a run trains on, the words of each pool (by spec; simulated-ASR pools prefixed), and
@@ -187,6 +204,7 @@ def tokenize_dev_set(
 
 __all__ = [
     "TrainingMixture",
+    "check_files",
     "TrainingPools",
     "load_dev_sets",
     "load_training_pools",

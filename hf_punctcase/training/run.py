@@ -60,7 +60,7 @@ from .collator import DataCollatorForJointTokenClassification
 from .distillation import DistillationTrainer, label_with_teacher
 from .machine import describe_machine, fall_back_from_emulated_bf16
 from .model import prepared_model
-from .pools import load_dev_sets, tokenize_dev_set, training_mixture
+from .pools import check_files, load_dev_sets, tokenize_dev_set, training_mixture
 
 logger = logging.getLogger(__name__)
 
@@ -77,6 +77,7 @@ def run(
     With ``distillation``, the teacher labels the training mixture with its per-word logits
     (:func:`~hf_punctcase.training.distillation.label_with_teacher`) and the DistillationTrainer trains
     on them. ``command`` is recorded in training_summary.json and the card, to say how to rerun it."""
+    check_files(data_args)
     fall_back_from_emulated_bf16(training_args)
     set_seed(training_args.seed)
     scheme = LabelScheme()
