@@ -13,8 +13,12 @@ int8-stored default the weights land on the grid they are stored on. Per-token s
 but the token's own values, so a transcript's output does not depend on its batch mates.
 
 Its name carries a hash of the checkpoint's files and of the versions that built it, so a changed
-checkpoint or library builds a new one. Two processes building it at once both finish; the first
-folder renamed into place is kept.
+checkpoint or library builds a new one (and the graphs of the same checkpoint built by other versions
+are removed once it is in place). Two processes building it at once both finish; the first folder
+renamed into place is kept. Each file's size and SHA-256 are recorded beside it (:data:`CACHE_RECORD`)
+and checked before the graph is used, once per process: a truncated or damaged graph is removed and
+built again, never run. A cache folder that cannot be written (read-only, full) leaves the model to
+run without the graph, said in one warning line.
 
 Cache folder: ``$HF_PUNCTCASE_CACHE``, else ``$HF_HOME/hf_punctcase`` (``~/.cache/huggingface/hf_punctcase``).
 """
@@ -22,8 +26,10 @@ Cache folder: ``$HF_PUNCTCASE_CACHE``, else ``$HF_HOME/hf_punctcase`` (``~/.cach
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import os
+import shutil
 from pathlib import Path
 
 from ..runtime.onnx_backend import ONNX_MODEL_FILE
@@ -31,7 +37,11 @@ from ..runtime.onnx_backend import ONNX_MODEL_FILE
 logger = logging.getLogger(__name__)
 
 #: Bumped when the way the cached graph is built changes.
-_BUILD_VERSION = "2"
+_BUILD_VERSION = "3"
+#: The file in a built graph's folder that records its files' sizes and SHA-256 digests.
+CACHE_RECORD = "cache_record.json"
+#: Room a build needs besides the graph's own size, which is taken as the checkpoint's weights' size.
+_SPARE_BYTES = 64 << 20
 
 
 def keeps_float(node_name: str) -> bool:
@@ -88,38 +98,122 @@ def int8_graph_folder(folder: str | os.PathLike) -> Path:
     """Where the int8 graph of the checkpoint in ``folder`` is kept (whether or not it is built yet)."""
     from ..embedded import DEFAULT_MODEL_DIR
 
-    folder = Path(folder)
-    name = "default" if folder.resolve() == DEFAULT_MODEL_DIR.resolve() else folder.name
-    return cache_dir() / "onnx" / f"{name}-int8-{_fingerprint(folder)}"
+    folder = Path(folder).resolve()
+    name = "default" if folder == DEFAULT_MODEL_DIR.resolve() else folder.name
+    # The folder's path tells apart checkpoints of one name (runs/a/final, runs/b/final) and installs.
+    where = hashlib.sha256(str(folder).encode()).hexdigest()[:8]
+    return cache_dir() / "onnx" / f"{name}-{where}-int8-{_fingerprint(folder)}"
 
 
 def cached_int8_graph(folder: str | os.PathLike) -> Path | None:
-    """The int8 graph of the checkpoint in ``folder`` if it is built, else None (a lookup: builds nothing)."""
+    """The int8 graph of the checkpoint in ``folder`` if it is built and intact, else None (a lookup:
+    builds nothing; a damaged graph is removed, with one warning line, so that it is built again)."""
     target = int8_graph_folder(folder)
-    return target if (target / ONNX_MODEL_FILE).is_file() else None
+    if not (target / ONNX_MODEL_FILE).is_file():
+        return None
+    fault = _damage(target)
+    if fault is None:
+        return target
+    logger.warning("the cached int8 graph in %s is damaged (%s): it is removed and built again", target, fault)
+    _remove(target)
+    return None
+
+
+#: Graph folders found intact in this process, by their files' names, sizes and modification times.
+_INTACT: set[tuple] = set()
+
+
+def _damage(target: Path) -> str | None:
+    """What is wrong with a built graph's folder, or None where every file is as recorded."""
+    try:
+        record = json.loads((target / CACHE_RECORD).read_text(encoding="utf-8"))["files"]
+        stamps = (str(target), *((name, *_size_and_time(target / name)) for name in sorted(record)))
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        return f"no readable {CACHE_RECORD}: {type(error).__name__}"
+    if stamps in _INTACT:
+        return None
+    for name, expected in record.items():
+        if (target / name).stat().st_size != expected["size"]:
+            return f"{name} has {(target / name).stat().st_size} bytes, not the {expected['size']} written"
+        if _sha256(target / name) != expected["sha256"]:
+            return f"{name} is not the file written (its SHA-256 differs)"
+    _INTACT.add(stamps)
+    return None
+
+
+def _sha256(file: Path) -> str:
+    with open(file, "rb") as handle:
+        return hashlib.file_digest(handle, "sha256").hexdigest()
+
+
+def _record_files(folder: Path) -> None:
+    files = {
+        file.name: {"size": file.stat().st_size, "sha256": _sha256(file)}
+        for file in sorted(folder.iterdir())
+        if file.is_file()
+    }
+    (folder / CACHE_RECORD).write_text(json.dumps({"files": files}, indent=1) + "\n", encoding="utf-8")
+
+
+def _remove(target: Path) -> None:
+    """Remove a graph's folder, renamed aside first so that no process finds it half removed."""
+    aside = target.with_name(f".{target.name}.{os.getpid()}.removed")
+    try:
+        target.rename(aside)
+    except OSError:
+        return  # another process removed or replaced it, or the cache cannot be written: nothing to do
+    shutil.rmtree(aside, ignore_errors=True)
+
+
+def _remove_other_versions(target: Path) -> None:
+    """Remove the graphs of the same checkpoint built by other versions (or of its older files)."""
+    prefix = target.name.rsplit("-", 1)[0] + "-"
+    for other in target.parent.glob(prefix + "*"):
+        if other != target and other.is_dir() and other.name.removeprefix(prefix).isalnum():
+            _remove(other)
+
+
+def _check_room(folder: Path, target: Path) -> None:
+    """Raise OSError where the cache cannot take the graph: a folder that cannot be written, or less
+    free space than the checkpoint's weights and a margin (a build that fills the disk midway costs
+    minutes for nothing)."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if not os.access(target.parent, os.W_OK | os.X_OK):
+        raise PermissionError(f"{target.parent} cannot be written")
+    weights = sum(file.stat().st_size for file in folder.iterdir() if file.suffix in (".safetensors", ".bin"))
+    free = shutil.disk_usage(target.parent).free
+    if free < weights + _SPARE_BYTES:
+        raise OSError(f"{target.parent} has {free >> 20} MB free, and the graph needs about {(weights + _SPARE_BYTES) >> 20} MB")
 
 
 def build_int8_graph(folder: str | os.PathLike, model, tokenizer) -> Path:
     """The int8 graph of the checkpoint in ``folder``: the cached one, or one built now from ``model``
     and ``tokenizer`` (that checkpoint, already loaded; the model is cast to fp32 in place) and kept.
-    Raises ImportError when ``onnx`` is missing and OSError when the cache cannot be written."""
+    Raises ImportError when ``onnx`` is missing and OSError when the cache cannot take it (a folder
+    that cannot be written, too little free space), before anything is built."""
     from ..atomic_files import atomic_directory
     from .onnx_graph import write_export
 
+    folder = Path(folder)
+    found = cached_int8_graph(folder)
+    if found is not None:
+        return found
     target = int8_graph_folder(folder)
-    if (target / ONNX_MODEL_FILE).is_file():
-        return target
     import onnx  # noqa: F401  (fail before tracing when the quantiser's dependency is missing)
 
-    logger.warning("building the int8 ONNX Runtime graph of %s once, in %s", Path(folder).name, target)
+    _check_room(folder, target)
+    logger.warning("building the int8 ONNX Runtime graph of %s once, in %s", folder.name, target)
     try:
         with atomic_directory(target) as staging:
             write_export(model, tokenizer, staging, source=target.name, int8="per_token", keep_float=keeps_float)
+            _record_files(staging)
     except (FileExistsError, OSError):
-        if (target / ONNX_MODEL_FILE).is_file():  # another process put its copy in place first
-            return target
+        found = cached_int8_graph(folder)
+        if found is not None:  # another process put its copy in place first
+            return found
         raise
+    _remove_other_versions(target)
     return target
 
 
-__all__ = ["build_int8_graph", "cache_dir", "cached_int8_graph", "int8_graph_folder", "keeps_float"]
+__all__ = ["CACHE_RECORD", "build_int8_graph", "cache_dir", "cached_int8_graph", "int8_graph_folder", "keeps_float"]

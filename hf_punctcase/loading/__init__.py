@@ -16,6 +16,7 @@ Nothing here calls back into a loader: export is asked for a graph, never the ot
 
 from __future__ import annotations
 
+import logging
 import os
 from typing import Any
 
@@ -26,6 +27,8 @@ from ..formats import format_of
 from ..hardware import Hardware, detect_hardware
 from .artifacts import INT8_GRAPH, Artifacts, artifacts_of
 from .plan import device_name, plan
+
+logger = logging.getLogger(__name__)
 
 
 def plan_execution(
@@ -100,6 +103,9 @@ def planned_model(
             chosen = ExecutionPlan(
                 fallback.runtime, fallback.precision, fallback.device,
                 f"{fallback.reason} (the int8 graph could not be built: {one_line(error)})",
+            )
+            logger.warning(
+                "the int8 graph of %s could not be built (%s): running %s %s", source, one_line(error), fallback.runtime, fallback.precision
             )
     if chosen.runtime == TORCH and dtype in (None, "auto") and chosen.torch_dtype != model.dtype:
         model = model.to(chosen.torch_dtype)
