@@ -168,3 +168,23 @@ def test_a_forked_worker_restores_with_a_backend_made_before_the_fork():
     os.waitpid(child, 0)
     assert received is not None, "the forked child did not finish within 120 s"
     assert received.split("\n") == expected
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+def test_reduced_precision_on_the_cpu_restores_a_transcript_whatever_its_batch(dtype, tiny_model_dir):
+    """bf16 kernels (AMX, avx512_bf16) round a product by its shape: no padded sequence or batch mate
+    may reach the model, so a text gets the same labels and the same probabilities alone and batched."""
+    import numpy as np
+
+    pipe = hf_punctcase.load_pipeline(tiny_model_dir, dtype=dtype)
+    shapes: list[tuple[int, ...]] = []
+    pipe.model.register_forward_pre_hook(lambda module, args, kwargs: shapes.append(tuple(kwargs["input_ids"].shape)), with_kwargs=True)
+    texts = ["so what are the risks i am not technical " * n for n in (1, 7, 2, 30)] + ["hello"]
+    alone = [pipe(text, return_probabilities=True) for text in texts]
+    alone_shapes, shapes[:] = sorted(shapes), []
+    batched = pipe(texts, batch_size=4, return_probabilities=True)
+    assert sorted(shapes) == alone_shapes and all(shape[0] == 1 for shape in shapes)
+    for one, other in zip(batched, alone):
+        assert one["text"] == other["text"]
+        for task in one["probabilities"]:
+            np.testing.assert_array_equal(one["probabilities"][task], other["probabilities"][task])

@@ -25,16 +25,44 @@ def task_logits(output) -> dict[str, torch.Tensor]:
     }
 
 
+#: Precisions in which a CPU's matrix kernels round differently with the shape of the batch (AMX and
+#: avx512_bf16 kernels block a product by its size): sequences run one at a time there.
+SHAPE_SENSITIVE_DTYPES = (torch.bfloat16, torch.float16)
+
+
 class TorchBackend:
-    """Runs a torch model of any family whose output has one ``<task>_logits`` field per head."""
+    """Runs a torch model of any family whose output has one ``<task>_logits`` field per head.
+
+    On the CPU in bf16 or fp16 each sequence of a batch runs alone, cut to its own tokens: padding
+    and batch mates change the shapes of the matrix products, whose reduced-precision kernels then
+    round differently, and a near tie would flip a label with the company a text keeps. A transcript
+    is restored the same alone and in any batch; in fp32 and on GPUs the batch runs at once."""
 
     def __init__(self, model: torch.nn.Module):
         self.model = model
 
+    @property
+    def runs_each_sequence_alone(self) -> bool:
+        return self.model.device.type == "cpu" and self.model.dtype in SHAPE_SENSITIVE_DTYPES
+
     def __call__(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> dict[str, np.ndarray]:
+        if len(input_ids) > 1 and self.runs_each_sequence_alone:
+            return self._each_alone(input_ids, attention_mask)
         output = self.model(input_ids=input_ids, attention_mask=attention_mask, return_dict=True)
         # float() first: bf16 has no NumPy dtype; cpu() for a model on an accelerator.
         return {task: value.float().softmax(-1).cpu().numpy() for task, value in task_logits(output).items()}
+
+    def _each_alone(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> dict[str, np.ndarray]:
+        """The batch's probabilities, each sequence run on its own tokens (a padded position gets 0)."""
+        result: dict[str, np.ndarray] = {}
+        for row, (ids, mask) in enumerate(zip(input_ids, attention_mask)):
+            kept = mask.bool()
+            probs = self(ids[kept][None], mask[kept][None])
+            for task, values in probs.items():
+                if task not in result:
+                    result[task] = np.zeros((*input_ids.shape, values.shape[-1]), dtype=np.float32)
+                result[task][row, kept.cpu().numpy()] = values[0]
+        return result
 
 
 def backend_for(model) -> TorchBackend | OnnxBackend:
