@@ -29,8 +29,11 @@ class AutoModelForJointTokenClassification(_BaseAutoModelClass):
     """Auto class for joint punctuation + casing token classifiers (one model per config type).
 
     ``from_pretrained`` on a folder of another runtime's format (an ONNX export: ``model.onnx`` and no
-    torch weights) returns that runtime's model (:class:`~hf_punctcase.formats.onnx.OnnxModel`), as
-    Optimum's ORT classes do, so that ``pipeline("punct-case", model=export_folder)`` runs it."""
+    torch weights; an OpenVINO export: ``openvino_model.xml``) returns that runtime's model
+    (:class:`~hf_punctcase.formats.onnx.OnnxModel`, :class:`~hf_punctcase.formats.openvino.OpenVinoModel`),
+    as Optimum's classes do, so that ``pipeline("punct-case", model=export_folder)`` runs it. For the
+    pipeline, ``runtime`` (``model_kwargs={"runtime": "openvino"}``) asks for a runtime other than the
+    plan's (:func:`hf_punctcase.plan_execution`)."""
 
     _model_mapping = MODEL_FOR_JOINT_TOKEN_CLASSIFICATION_MAPPING
 
@@ -46,6 +49,7 @@ class AutoModelForJointTokenClassification(_BaseAutoModelClass):
         elif local:
             found = format_of(pretrained_model_name_or_path)
         threads = kwargs.pop("intra_op_num_threads", None) if found is None or found.runtime == TORCH else None
+        runtime = kwargs.pop("runtime", None) if for_pipeline else None
         model = None
         if found is not None and found.runtime != TORCH:
             if model_args:
@@ -53,11 +57,13 @@ class AutoModelForJointTokenClassification(_BaseAutoModelClass):
             model = found.load_model(str(pretrained_model_name_or_path), **kwargs)
         elif for_pipeline and found is not None and kwargs.get("dtype") in (None, "auto") and kwargs.get("device_map") is None:
             # Where the plan needs no torch model (the cached int8 graph on a CPU-only machine), none is loaded.
-            model = cached_cpu_model(pretrained_model_name_or_path, intra_op_num_threads=threads)
+            model = cached_cpu_model(pretrained_model_name_or_path, intra_op_num_threads=threads, runtime=runtime)
         if model is None:
             model = super().from_pretrained(pretrained_model_name_or_path, *model_args, **kwargs)
         if for_pipeline:
-            planner = functools.partial(planned_model, source=str(pretrained_model_name_or_path), intra_op_num_threads=threads)
+            planner = functools.partial(
+                planned_model, source=str(pretrained_model_name_or_path), intra_op_num_threads=threads, runtime=runtime
+            )
             setattr(model, LOADED_FOR_PIPELINE, planner)
         return model
 

@@ -7,7 +7,8 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 #: Runtimes a plan can name.
-TORCH, ONNXRUNTIME = "torch", "onnxruntime"
+TORCH, ONNXRUNTIME, OPENVINO = "torch", "onnxruntime", "openvino"
+RUNTIMES = (TORCH, ONNXRUNTIME, OPENVINO)
 #: The dtypes a punct-case model may be asked to run in (``dtype=`` of the loaders, ``--dtype``): "auto"
 #: lets the plan choose.
 DTYPE_NAMES = ("auto", "float32", "bfloat16", "float16")
@@ -51,4 +52,4 @@ class ExecutionPlan:
         return asdict(self)
 
 
-__all__ = ["DTYPE_NAMES", "ONNXRUNTIME", "TORCH", "ExecutionPlan", "check_dtype"]
+__all__ = ["DTYPE_NAMES", "ONNXRUNTIME", "OPENVINO", "RUNTIMES", "TORCH", "ExecutionPlan", "check_dtype"]

@@ -36,6 +36,8 @@ class Hardware:
     arm_bf16: bool = False
     cuda: tuple[str, ...] = field(default_factory=tuple)
     cuda_bf16: bool = False
+    #: OpenVINO is installed (the runtime the plan picks on CPUs with AMX).
+    openvino: bool = False
 
     @property
     def cpu_bf16(self) -> bool:
@@ -58,6 +60,15 @@ class Hardware:
 
     def as_dict(self) -> dict[str, Any]:
         return {**asdict(self), "cuda": list(self.cuda), "description": self.describe()}
+
+
+def _installed(module: str) -> bool:
+    from importlib.util import find_spec
+
+    try:
+        return find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
 
 
 def _cpu_name() -> str:
@@ -126,6 +137,7 @@ def detect_hardware() -> Hardware:
         arm_bf16=(not x86) and _arm_bf16(),
         cuda=cuda,
         cuda_bf16=cuda_bf16,
+        openvino=_installed("openvino"),
     )
 
 

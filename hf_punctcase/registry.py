@@ -22,7 +22,7 @@ from transformers.pipelines import PIPELINE_REGISTRY
 from .auto import AutoModelForJointTokenClassification
 from .checkpoints import ResolvedModel, check_model_dir, resolve
 from .embedded import DEFAULT_MODEL_DIR
-from .execution import check_dtype
+from .execution import RUNTIMES, check_dtype
 from .pipelines import PIPELINE_TASK, PunctCasePipeline
 
 
@@ -36,6 +36,7 @@ def load_pipeline(
     *,
     trust_remote_code: bool = False,
     intra_op_num_threads: int | None = None,
+    runtime: str | None = None,
     **kwargs: Any,
 ) -> PunctCasePipeline:
     """``pipeline("punct-case", model=...)`` with a checked checkpoint and no prompt.
@@ -44,7 +45,9 @@ def load_pipeline(
     :func:`~hf_punctcase.checkpoints.resolve`), a Hub repo id, or None / ``"default"`` / ``"on-device"``
     for an embedded model. ``trust_remote_code`` is passed to transformers as given (False by default),
     so that code from a model folder runs only when asked for and transformers never asks on stdin.
-    ``intra_op_num_threads``: ONNX Runtime's threads per operator, where the model runs with it.
+    ``intra_op_num_threads``: ONNX Runtime's threads per operator (OpenVINO's threads), where the model
+    runs with it. ``runtime``: ``"torch"``, ``"onnxruntime"`` or ``"openvino"`` instead of the plan's
+    (None or ``"auto"``: the plan's).
     Other keyword arguments go to transformers' ``pipeline()``; unless ``dtype`` is given, the model
     runs as planned (:func:`hf_punctcase.plan_execution`; the pipeline's ``execution_plan`` says how).
     """
@@ -54,6 +57,11 @@ def load_pipeline(
     resolved = resolve(model, trust_remote_code=trust_remote_code)
     if intra_op_num_threads is not None:
         kwargs["model_kwargs"] = {**kwargs.get("model_kwargs", {}), "intra_op_num_threads": intra_op_num_threads}
+    if runtime not in (None, "auto"):
+        # Checked here, before anything loads (the plan checks it against the model when it runs).
+        if runtime not in RUNTIMES:
+            raise ValueError(f"runtime must be one of auto, {', '.join(RUNTIMES)}; got {runtime!r}")
+        kwargs["model_kwargs"] = {**kwargs.get("model_kwargs", {}), "runtime": runtime}
     return pipeline(PIPELINE_TASK, model=resolved.location, trust_remote_code=trust_remote_code, **kwargs)
 
 

@@ -181,6 +181,7 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
     """The options that choose and run the model (checkpoint, batch, device, dtype, windows, remote
     code), shared by the commands that restore text and by the benchmarks; :func:`load_restorer`
     reads them."""
+    from ..execution import RUNTIMES
     from ..restoration import DEFAULT_CONTEXT_WORDS, DEFAULT_WINDOW_WORDS
 
     parser.add_argument(
@@ -196,6 +197,12 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
         "--dtype", choices=DTYPE_CHOICES, default="auto",
         help="model dtype; auto: chosen by what this machine has (the default's int8 ONNX Runtime graph on CPUs "
         "without AMX, bf16 where the CPU or GPU computes in it, else fp32; --verbose says which) (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--runtime", choices=("auto", *RUNTIMES), default="auto",
+        help="what runs the model; auto: chosen by what this machine has (--verbose says which); torch, onnxruntime "
+        "(a checkpoint's int8 graph) or openvino (its OpenVINO graph, in bf16 where the CPU has bf16 units) force one "
+        "(default: %(default)s)",
     )
     parser.add_argument(
         "--window-words", type=int, default=DEFAULT_WINDOW_WORDS, help="words per model window (default: %(default)s)"
@@ -249,6 +256,7 @@ def load_restorer(args: argparse.Namespace):
             window_words=args.window_words,
             context_words=args.context_words,
             dtype=args.dtype,
+            runtime=getattr(args, "runtime", None),
             progress=False,  # no per-call bars: the CLI shows one bar for the whole input
         )
     except (OSError, ValueError) as error:  # FileNotFoundError and CheckpointError included

@@ -1,4 +1,5 @@
-"""The int8 ONNX Runtime graph of a torch checkpoint, built once per machine and kept in a cache.
+"""The graphs a torch checkpoint runs as on a CPU, built once per machine and kept in a cache: its int8
+ONNX Runtime graph (CPUs without bf16 matrix units) and its OpenVINO graph (CPUs with AMX).
 
     from hf_punctcase.export.cache import build_int8_graph, cached_int8_graph
     cached_int8_graph(folder)                    # the built graph's folder, or None: a lookup
@@ -94,29 +95,48 @@ def _hash_files(files: list[Path]) -> str:
     return digest.hexdigest()[:16]
 
 
-def int8_graph_folder(folder: str | os.PathLike) -> Path:
-    """Where the int8 graph of the checkpoint in ``folder`` is kept (whether or not it is built yet)."""
+#: The graphs kept: kind → (the file that makes a built folder, what it is called in messages).
+GRAPHS = {
+    "int8": (ONNX_MODEL_FILE, "int8 ONNX Runtime graph"),
+    "openvino": ("openvino_model.xml", "OpenVINO graph"),
+}
+
+
+def graph_folder(folder: str | os.PathLike, kind: str = "int8") -> Path:
+    """Where the graph of ``kind`` (:data:`GRAPHS`) of the checkpoint in ``folder`` is kept (whether
+    or not it is built yet)."""
     from ..embedded import DEFAULT_MODEL_DIR
 
     folder = Path(folder).resolve()
     name = "default" if folder == DEFAULT_MODEL_DIR.resolve() else folder.name
     # The folder's path tells apart checkpoints of one name (runs/a/final, runs/b/final) and installs.
     where = hashlib.sha256(str(folder).encode()).hexdigest()[:8]
-    return cache_dir() / "onnx" / f"{name}-{where}-int8-{_fingerprint(folder)}"
+    return cache_dir() / "onnx" / f"{name}-{where}-{kind}-{_fingerprint(folder)}"
 
 
-def cached_int8_graph(folder: str | os.PathLike) -> Path | None:
-    """The int8 graph of the checkpoint in ``folder`` if it is built and intact, else None (a lookup:
-    builds nothing; a damaged graph is removed, with one warning line, so that it is built again)."""
-    target = int8_graph_folder(folder)
-    if not (target / ONNX_MODEL_FILE).is_file():
+def cached_graph(folder: str | os.PathLike, kind: str = "int8") -> Path | None:
+    """The graph of ``kind`` of the checkpoint in ``folder`` if it is built and intact, else None (a
+    lookup: builds nothing; a damaged graph is removed, with one warning line, so that it is built again)."""
+    target = graph_folder(folder, kind)
+    model_file, what = GRAPHS[kind]
+    if not (target / model_file).is_file():
         return None
     fault = _damage(target)
     if fault is None:
         return target
-    logger.warning("the cached int8 graph in %s is damaged (%s): it is removed and built again", target, fault)
+    logger.warning("the cached %s in %s is damaged (%s): it is removed and built again", what, target, fault)
     _remove(target)
     return None
+
+
+def int8_graph_folder(folder: str | os.PathLike) -> Path:
+    """Where the int8 graph of the checkpoint in ``folder`` is kept (:func:`graph_folder`)."""
+    return graph_folder(folder, "int8")
+
+
+def cached_int8_graph(folder: str | os.PathLike) -> Path | None:
+    """The checkpoint's int8 graph, if built and intact (:func:`cached_graph`)."""
+    return cached_graph(folder, "int8")
 
 
 #: Graph folders found intact in this process, by their files' names, sizes and modification times.
@@ -173,42 +193,49 @@ def _remove_other_versions(target: Path) -> None:
             _remove(other)
 
 
-def _check_room(folder: Path, target: Path) -> None:
+def _check_room(model, target: Path) -> None:
     """Raise OSError where the cache cannot take the graph: a folder that cannot be written, or less
-    free space than the checkpoint's weights and a margin (a build that fills the disk midway costs
-    minutes for nothing)."""
+    free space than two fp32 copies of the model's weights (the traced graph and the one built from
+    it) and a margin: a build that fills the disk midway costs minutes for nothing."""
     target.parent.mkdir(parents=True, exist_ok=True)
     if not os.access(target.parent, os.W_OK | os.X_OK):
         raise PermissionError(f"{target.parent} cannot be written")
-    weights = sum(file.stat().st_size for file in folder.iterdir() if file.suffix in (".safetensors", ".bin"))
+    needed = 2 * 4 * sum(parameter.numel() for parameter in model.parameters()) + _SPARE_BYTES
     free = shutil.disk_usage(target.parent).free
-    if free < weights + _SPARE_BYTES:
-        raise OSError(f"{target.parent} has {free >> 20} MB free, and the graph needs about {(weights + _SPARE_BYTES) >> 20} MB")
+    if free < needed:
+        raise OSError(f"{target.parent} has {free >> 20} MB free, and the graph needs about {needed >> 20} MB")
 
 
-def build_int8_graph(folder: str | os.PathLike, model, tokenizer) -> Path:
-    """The int8 graph of the checkpoint in ``folder``: the cached one, or one built now from ``model``
-    and ``tokenizer`` (that checkpoint, already loaded; the model is cast to fp32 in place) and kept.
-    Raises ImportError when ``onnx`` is missing and OSError when the cache cannot take it (a folder
-    that cannot be written, too little free space), before anything is built."""
+def build_graph(folder: str | os.PathLike, model, tokenizer, kind: str = "int8") -> Path:
+    """The graph of ``kind`` of the checkpoint in ``folder``: the cached one, or one built now from
+    ``model`` and ``tokenizer`` (that checkpoint, already loaded; the model is cast to fp32 in place)
+    and kept. ``"int8"``: the encoder's products in int8 with per-token scales (run by ONNX Runtime);
+    ``"openvino"``: the fp32 graph converted to OpenVINO's IR (run by OpenVINO in the CPU's precision).
+    Raises ImportError when the converter is missing and OSError when the cache cannot take it (a
+    folder that cannot be written, too little free space), before anything is built."""
     from ..atomic_files import atomic_directory
-    from .onnx_graph import write_export
 
     folder = Path(folder)
-    found = cached_int8_graph(folder)
+    found = cached_graph(folder, kind)
     if found is not None:
         return found
-    target = int8_graph_folder(folder)
-    import onnx  # noqa: F401  (fail before tracing when the quantiser's dependency is missing)
+    target = graph_folder(folder, kind)
+    _, what = GRAPHS[kind]
+    # Fail before tracing when the converter's dependency is missing.
+    if kind == "openvino":
+        from ..formats.openvino import import_openvino
 
-    _check_room(folder, target)
-    logger.warning("building the int8 ONNX Runtime graph of %s once, in %s", folder.name, target)
+        import_openvino()
+    else:
+        import onnx  # noqa: F401
+    _check_room(model, target)
+    logger.warning("building the %s of %s once, in %s", what, folder.name, target)
     try:
         with atomic_directory(target) as staging:
-            write_export(model, tokenizer, staging, source=target.name, int8="per_token", keep_float=keeps_float)
+            _write_graph(model, tokenizer, staging, kind, source=target.name)
             _record_files(staging)
     except (FileExistsError, OSError):
-        found = cached_int8_graph(folder)
+        found = cached_graph(folder, kind)
         if found is not None:  # another process put its copy in place first
             return found
         raise
@@ -216,4 +243,27 @@ def build_int8_graph(folder: str | os.PathLike, model, tokenizer) -> Path:
     return target
 
 
-__all__ = ["CACHE_RECORD", "build_int8_graph", "cache_dir", "cached_int8_graph", "int8_graph_folder", "keeps_float"]
+def build_int8_graph(folder: str | os.PathLike, model, tokenizer) -> Path:
+    """The checkpoint's int8 graph, cached or built now (:func:`build_graph`)."""
+    return build_graph(folder, model, tokenizer, "int8")
+
+
+def _write_graph(model, tokenizer, staging: Path, kind: str, source: str) -> None:
+    from .onnx_graph import write_export
+
+    if kind == "int8":
+        write_export(model, tokenizer, staging, source=source, int8="per_token", keep_float=keeps_float)
+        return
+    from ..formats.openvino import OPENVINO_MODEL_FILE, import_openvino
+
+    openvino = import_openvino()
+    write_export(model, tokenizer, staging, source=source)
+    # The weights stay fp32 in the IR: the CPU's precision (bf16 with AMX) is chosen when it is compiled.
+    openvino.save_model(openvino.Core().read_model(str(staging / ONNX_MODEL_FILE)), str(staging / OPENVINO_MODEL_FILE), compress_to_fp16=False)
+    (staging / ONNX_MODEL_FILE).unlink()
+
+
+__all__ = [
+    "CACHE_RECORD", "GRAPHS", "build_graph", "build_int8_graph", "cache_dir", "cached_graph", "cached_int8_graph",
+    "graph_folder", "int8_graph_folder", "keeps_float",
+]

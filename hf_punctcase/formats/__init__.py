@@ -18,11 +18,12 @@ from typing import Any
 
 from .base import ModelFormat
 from .onnx import OnnxFormat
+from .openvino import OpenVinoFormat
 from .torch import TorchFormat
 
 #: Every format, in the order they are asked: a folder with torch weights is a torch checkpoint even
-#: when it also holds an ONNX graph.
-FORMATS: tuple[ModelFormat, ...] = (TorchFormat(), OnnxFormat())
+#: when it also holds an ONNX or OpenVINO graph.
+FORMATS: tuple[ModelFormat, ...] = (TorchFormat(), OnnxFormat(), OpenVinoFormat())
 
 
 def format_of(folder: str | Path) -> ModelFormat | None:
@@ -48,4 +49,4 @@ def is_onnx_dir(folder: Any) -> bool:
     return isinstance(format_of(folder), OnnxFormat) if folder is not None else False
 
 
-__all__ = ["FORMATS", "ModelFormat", "OnnxFormat", "TorchFormat", "format_named", "format_of", "is_onnx_dir"]
+__all__ = ["FORMATS", "ModelFormat", "OnnxFormat", "OpenVinoFormat", "TorchFormat", "format_named", "format_of", "is_onnx_dir"]

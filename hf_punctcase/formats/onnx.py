@@ -75,13 +75,22 @@ class OnnxFormat(ModelFormat):
         return OnnxModel(folder, providers=providers, intra_op_num_threads=intra_op_num_threads)
 
 
-def check_runs_as_exported(folder: str, *, device=None, dtype=None) -> None:
-    """Raise unless an export can run on ``device`` in ``dtype`` as given to ``pipeline()``: on the CPU
-    (None or a negative int name it too), in float32 or "auto" (the graph's precision was fixed at export)."""
+def check_runs_as_exported(
+    folder: str,
+    *,
+    device=None,
+    dtype=None,
+    kind: str = "an ONNX export",
+    runtime: str = "ONNX Runtime",
+    precision: str = "its precision was fixed at export",
+) -> None:
+    """Raise unless an export (``kind``, run by ``runtime``) can run on ``device`` in ``dtype`` as given
+    to ``pipeline()``: on the CPU (None or a negative int name it too), in float32 or "auto" (the
+    graph's precision is the export's, or the runtime's choice)."""
     if device is not None and not (isinstance(device, int) and device < 0) and str(device).split(":")[0] != "cpu":
-        raise ValueError(f"model path {folder} is an ONNX export: it runs on the CPU with ONNX Runtime, not on {device}")
+        raise ValueError(f"model path {folder} is {kind}: it runs on the CPU with {runtime}, not on {device}")
     if str(dtype).removeprefix("torch.") not in ("None", "auto", "float32"):
-        raise ValueError(f"model path {folder} is an ONNX export: its precision was fixed at export (dtype {dtype} asked)")
+        raise ValueError(f"model path {folder} is {kind}: {precision} (dtype {dtype} asked)")
 
 
 #: The fields of an ONNX ModelProto that a model must have: ``ir_version`` (1) and ``graph`` (7).

@@ -21,7 +21,7 @@ import os
 from typing import Any
 
 from ..checkpoints import ResolvedModel, resolve
-from ..execution import ONNXRUNTIME, TORCH, ExecutionPlan
+from ..execution import ONNXRUNTIME, OPENVINO, TORCH, ExecutionPlan
 from ..faults import one_line
 from ..formats import format_of
 from ..hardware import Hardware, detect_hardware
@@ -38,13 +38,15 @@ def plan_execution(
     dtype: Any = None,
     hardware: Hardware | None = None,
     int8_graph: bool = True,
+    runtime: str | None = None,
 ) -> ExecutionPlan:
     """The runtime, precision and device the punct-case pipeline uses for ``model`` (an embedded name,
     a checkpoint folder, a Hub repo id, or what :func:`~hf_punctcase.checkpoints.resolve` made of one),
-    with ``device`` and ``dtype`` as given to ``pipeline()``: :func:`~hf_punctcase.loading.plan.plan`
+    with ``device``, ``dtype`` and ``runtime`` as given to the loaders: :func:`~hf_punctcase.loading.plan.plan`
     on this machine (``hardware`` defaults to :func:`~hf_punctcase.hardware.detect_hardware`)."""
     return plan(
-        artifacts_of(resolve(model)), hardware or detect_hardware(), device=device, dtype=dtype, int8_graph=int8_graph
+        artifacts_of(resolve(model)), hardware or detect_hardware(), device=device, dtype=dtype, int8_graph=int8_graph,
+        runtime=runtime,
     )
 
 
@@ -54,58 +56,83 @@ def _artifacts_at(source: str | os.PathLike) -> Artifacts:
     return artifacts_of(ResolvedModel(source, str(source), "folder" if found is not None else "hub", found))
 
 
-def cached_cpu_model(folder: str | os.PathLike, *, intra_op_num_threads: int | None = None):
+#: The cache's kind of graph for each runtime a torch checkpoint can be run as instead of torch.
+GRAPH_KINDS = {ONNXRUNTIME: "int8", OPENVINO: "openvino"}
+
+
+def _graph_model(graph, chosen: ExecutionPlan, intra_op_num_threads: int | None):
+    """The model object that runs a built graph as ``chosen`` plans it."""
+    if chosen.runtime == OPENVINO:
+        from ..formats.openvino import OpenVinoModel
+
+        return OpenVinoModel(graph, precision=chosen.precision, num_threads=intra_op_num_threads)
+    from ..formats.onnx import OnnxModel
+
+    return OnnxModel(graph, intra_op_num_threads=intra_op_num_threads)
+
+
+def cached_cpu_model(folder: str | os.PathLike, *, intra_op_num_threads: int | None = None, runtime: str | None = None):
     """The model the plan runs for the checkpoint in ``folder`` where that needs no torch model: its
-    cached int8 graph, as an :class:`~hf_punctcase.formats.onnx.OnnxModel`, on a machine whose only
-    device is the CPU (so the pipeline can run nowhere else) and where the plan picks that graph. None
-    otherwise: transformers loads the torch model, and :func:`planned_model` decides on its device."""
+    cached graph (int8 ONNX Runtime, or OpenVINO), on a machine whose only device is the CPU (so the
+    pipeline can run nowhere else) and where the plan picks that graph. None otherwise: transformers
+    loads the torch model, and :func:`planned_model` decides on its device."""
     import torch
 
-    from ..export.cache import cached_int8_graph
-    from ..formats.onnx import OnnxModel
+    from ..export.cache import cached_graph
 
     hardware = detect_hardware()
     if hardware.cuda or torch.backends.mps.is_available() or (hasattr(torch, "xpu") and torch.xpu.is_available()):
         return None
     artifacts = _artifacts_at(folder)
-    if artifacts.runtime != TORCH or plan(artifacts, hardware).runtime != ONNXRUNTIME:
+    if artifacts.runtime != TORCH:
         return None
-    graph = cached_int8_graph(folder)
-    return None if graph is None else OnnxModel(graph, intra_op_num_threads=intra_op_num_threads)
+    chosen = plan(artifacts, hardware, runtime=runtime)
+    if chosen.runtime not in GRAPH_KINDS:
+        return None
+    graph = cached_graph(folder, GRAPH_KINDS[chosen.runtime])
+    return None if graph is None else _graph_model(graph, chosen, intra_op_num_threads)
 
 
 def planned_model(
-    model, tokenizer, *, source: str, device: Any, dtype: Any, intra_op_num_threads: int | None = None
+    model,
+    tokenizer,
+    *,
+    source: str,
+    device: Any,
+    dtype: Any,
+    intra_op_num_threads: int | None = None,
+    runtime: str | None = None,
 ) -> tuple[Any, ExecutionPlan]:
     """The model the punct-case pipeline runs and the plan that chose it, for a ``model`` transformers
-    loaded from ``source`` (a folder or Hub repo id) onto ``device``, with ``dtype`` as the caller gave
-    it (None or "auto": not given). A torch model is cast to the planned dtype; where the plan is the
-    checkpoint's int8 graph, the cached graph is run (built from ``model`` the first time, unless the
-    auto class loaded it in place of the torch model, :func:`cached_cpu_model`), and if it cannot be
-    built the next rule's plan is, saying why."""
-    from ..formats.onnx import OnnxModel, check_runs_as_exported
+    loaded from ``source`` (a folder or Hub repo id) onto ``device``, with ``dtype`` and ``runtime`` as
+    the caller gave them (None or "auto": not given). A torch model is cast to the planned dtype;
+    where the plan is one of the checkpoint's graphs (int8 ONNX Runtime, OpenVINO), the cached graph
+    is run (built from ``model`` the first time, unless the auto class loaded it in place of the torch
+    model, :func:`cached_cpu_model`), and if it cannot be built the next rule's plan is, saying why."""
+    from ..formats.onnx import check_runs_as_exported
 
-    if isinstance(model, OnnxModel):
+    graph_loaded = getattr(model, "runtime", TORCH) != TORCH
+    if graph_loaded:
         # transformers falls back to loading with fp32 when a dtype fails, and moves a model to the
         # device after loading it: both are answered here, where they reach the model.
         check_runs_as_exported(source, device=device, dtype=dtype)
     artifacts = _artifacts_at(source)
     hardware = detect_hardware()
-    chosen = plan(artifacts, hardware, device=device, dtype=dtype)
-    if chosen.runtime == ONNXRUNTIME and not isinstance(model, OnnxModel):
-        from ..export.cache import build_int8_graph
+    chosen = plan(artifacts, hardware, device=device, dtype=dtype, runtime=runtime)
+    if chosen.runtime in GRAPH_KINDS and not graph_loaded:
+        from ..export.cache import build_graph
 
         try:
-            graph = build_int8_graph(artifacts.folder, model, tokenizer)
-            return OnnxModel(graph, intra_op_num_threads=intra_op_num_threads), chosen
+            graph = build_graph(artifacts.folder, model, tokenizer, GRAPH_KINDS[chosen.runtime])
+            return _graph_model(graph, chosen, intra_op_num_threads), chosen
         except (ImportError, OSError) as error:
             fallback = plan(artifacts, hardware, device=device, dtype=dtype, int8_graph=False)
             chosen = ExecutionPlan(
                 fallback.runtime, fallback.precision, fallback.device,
-                f"{fallback.reason} (the int8 graph could not be built: {one_line(error)})",
+                f"{fallback.reason} (the {GRAPH_KINDS[chosen.runtime]} graph could not be built: {one_line(error)})",
             )
             logger.warning(
-                "the int8 graph of %s could not be built (%s): running %s %s", source, one_line(error), fallback.runtime, fallback.precision
+                "the graph of %s could not be built (%s): running %s %s", source, one_line(error), fallback.runtime, fallback.precision
             )
     if chosen.runtime == TORCH and dtype in (None, "auto") and chosen.torch_dtype != model.dtype:
         model = model.to(chosen.torch_dtype)
@@ -113,5 +140,5 @@ def planned_model(
 
 
 __all__ = [
-    "INT8_GRAPH", "Artifacts", "artifacts_of", "cached_cpu_model", "device_name", "plan", "plan_execution", "planned_model",
+    "GRAPH_KINDS", "INT8_GRAPH", "Artifacts", "artifacts_of", "cached_cpu_model", "device_name", "plan", "plan_execution", "planned_model",
 ]

@@ -1,0 +1,191 @@
+"""OpenVINO IR folders (``openvino_model.xml`` and ``.bin``, the layout Optimum Intel writes) run by
+OpenVINO on the CPU, in the precision the CPU computes fastest in: bf16 where it has AMX or
+avx512_bf16 (OpenVINO's ``INFERENCE_PRECISION_HINT``), else fp32.
+
+The embedded default runs this way on CPUs with AMX: its graph is converted once from its fp32 ONNX
+export and kept in the cache (:func:`hf_punctcase.export.cache.build_openvino_graph`). A folder of
+this format loads through the same ``from_pretrained`` and ``pipeline("punct-case", model=folder)``.
+In bf16 each sequence of a batch runs alone on its own tokens, so that a transcript is restored the
+same whatever its batch mates (a bf16 kernel rounds a product by its shape).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..execution import OPENVINO
+from ..faults import checkpoint_fault as fault
+from ..runtime.onnx_backend import INPUT_NAMES, LOGITS_SUFFIX, softmax
+from ..tasks import tasks_of
+from .base import ModelFormat
+from .onnx import LOADING_ONLY, check_runs_as_exported
+from .torch import weight_files
+
+#: The graph of an OpenVINO folder, and its weights beside it.
+OPENVINO_MODEL_FILE = "openvino_model.xml"
+OPENVINO_WEIGHTS_FILE = "openvino_model.bin"
+#: OpenVINO's names of the precisions a graph runs in (``INFERENCE_PRECISION_HINT``).
+PRECISION_HINTS = {"bf16": "bf16", "fp32": "f32"}
+
+
+def import_openvino():
+    """The ``openvino`` module, or an ImportError that says how to install it."""
+    try:
+        import openvino
+    except ImportError as error:
+        raise ImportError("OpenVINO is not installed: pip install -c constraints.txt openvino") from error
+    return openvino
+
+
+def openvino_precision(hardware=None) -> str:
+    """The precision OpenVINO runs a graph in on this CPU: ``"bf16"`` with bf16 matrix instructions
+    (AMX, avx512_bf16), else ``"fp32"``."""
+    if hardware is None:
+        from ..hardware import detect_hardware
+
+        hardware = detect_hardware()
+    return "bf16" if hardware.amx or hardware.avx512_bf16 else "fp32"
+
+
+class OpenVinoBackend:
+    """Runs an OpenVINO graph (``openvino_model.xml``, or any model OpenVINO reads, ``model.onnx``
+    included) on the CPU: ``backend(input_ids, attention_mask)`` → ``{task: probabilities}`` as NumPy
+    float32 arrays of shape ``(batch, sequence, labels)``, as the ONNX Runtime backend gives them.
+
+    Args:
+        model_file: the graph.
+        precision: ``"bf16"`` or ``"fp32"`` (default: :func:`openvino_precision`).
+        num_threads: OpenVINO's inference threads (default: its own choice, every core).
+    """
+
+    def __init__(self, model_file: str | os.PathLike, *, precision: str | None = None, num_threads: int | None = None):
+        openvino = import_openvino()
+        self.precision = precision or openvino_precision()
+        if self.precision not in PRECISION_HINTS:
+            raise ValueError(f"precision must be one of {', '.join(PRECISION_HINTS)}, got {self.precision!r}")
+        config: dict[str, Any] = {"INFERENCE_PRECISION_HINT": PRECISION_HINTS[self.precision], "PERFORMANCE_HINT": "LATENCY"}
+        if num_threads:
+            config["INFERENCE_NUM_THREADS"] = int(num_threads)
+        core = openvino.Core()
+        self.compiled = core.compile_model(core.read_model(str(model_file)), "CPU", config)
+        # An output keeps the ONNX graph's name among its names (a conversion may add others).
+        self.outputs = {
+            name[: -len(LOGITS_SUFFIX)]: port
+            for port in self.compiled.outputs
+            for name in port.get_names()
+            if name.endswith(LOGITS_SUFFIX)
+        }
+        self.request = self.compiled.create_infer_request()
+
+    def check_heads(self, labels: Mapping[str, tuple[str, ...]]) -> None:
+        """Raise ValueError unless the graph has one output per task the config lists."""
+        missing = sorted(set(labels) - set(self.outputs))
+        if missing:
+            raise ValueError(f"the OpenVINO graph has no output for {', '.join(missing)}: export it again")
+
+    def __call__(self, input_ids, attention_mask) -> dict[str, np.ndarray]:
+        ids, mask = np.asarray(input_ids, dtype=np.int64), np.asarray(attention_mask, dtype=np.int64)
+        if len(ids) > 1 and self.precision != "fp32":
+            return self._each_alone(ids, mask)
+        results = self.request.infer({INPUT_NAMES[0]: ids, INPUT_NAMES[1]: mask})
+        return {task: softmax(results[port]) for task, port in self.outputs.items()}
+
+    def _each_alone(self, ids: np.ndarray, mask: np.ndarray) -> dict[str, np.ndarray]:
+        result: dict[str, np.ndarray] = {}
+        for row in range(len(ids)):
+            kept = mask[row].astype(bool)
+            probs = self(ids[row][kept][None], mask[row][kept][None])
+            for task, values in probs.items():
+                if task not in result:
+                    result[task] = np.zeros((*ids.shape, values.shape[-1]), dtype=np.float32)
+                result[task][row, kept] = values[0]
+        return result
+
+
+class OpenVinoFormat(ModelFormat):
+    """A folder holding an OpenVINO IR graph with the checkpoint's config and tokenizer."""
+
+    name = "openvino"
+    runtime = OPENVINO
+    files = f"{OPENVINO_MODEL_FILE} and {OPENVINO_WEIGHTS_FILE}"
+    description = "an OpenVINO export"
+
+    def detect(self, folder: Path) -> bool:
+        return (folder / OPENVINO_MODEL_FILE).is_file() and not weight_files(folder)
+
+    def check(self, folder: Path, config: dict[str, Any], labels: dict[str, list[str]], trust_remote_code: bool) -> None:
+        # The graph is all that runs: no code from the folder, whatever its model type.
+        if not (folder / OPENVINO_WEIGHTS_FILE).is_file():
+            raise fault(folder, f"{OPENVINO_MODEL_FILE} has no {OPENVINO_WEIGHTS_FILE} beside it")
+        head = (folder / OPENVINO_MODEL_FILE).read_bytes()[:512].lstrip()
+        if not head.startswith(b"<?xml") and not head.startswith(b"<net"):
+            raise fault(folder, f"{OPENVINO_MODEL_FILE} is not an OpenVINO IR graph (no XML network)")
+
+    def load_model(self, folder: str, *, dtype=None, device_map=None, num_threads: int | None = None, **kwargs: Any):
+        """The folder as an :class:`OpenVinoModel` on the CPU; ``dtype`` may only be float32 or "auto"
+        (OpenVINO picks the CPU's precision), and there is no ``device_map``."""
+        if device_map is not None:
+            raise ValueError(f"model path {folder} is an OpenVINO export: it runs on the CPU, without a device_map")
+        check_runs_as_exported(
+            folder, dtype=dtype, kind=self.description, runtime="OpenVINO", precision="OpenVINO runs it in the CPU's precision"
+        )
+        unknown = sorted(name for name in kwargs if name not in LOADING_ONLY and not name.startswith("_"))
+        if unknown:
+            raise TypeError(f"model path {folder} is an OpenVINO export: from_pretrained got arguments it cannot use: {unknown}")
+        return OpenVinoModel(folder, num_threads=num_threads)
+
+
+class OpenVinoModel:
+    """A graph OpenVINO runs, as the ``punct-case`` pipeline's model: the checkpoint's config and an
+    :class:`OpenVinoBackend` (what the pipeline asks of a model: ``config``, ``device``, ``to``,
+    ``save_pretrained``; it carries its own ``backend``). ``folder`` holds ``openvino_model.xml`` or,
+    with ``model_file``, another graph OpenVINO reads (an ONNX export's ``model.onnx``)."""
+
+    runtime = OPENVINO
+
+    def __init__(self, folder: str | os.PathLike, *, model_file: str | None = None, precision: str | None = None, num_threads: int | None = None):
+        import torch
+        from transformers import AutoConfig
+
+        self.device = torch.device("cpu")
+        self.dtype = torch.float32
+        self.folder = Path(folder)
+        self.name_or_path = str(folder)
+        self.config = AutoConfig.from_pretrained(self.folder)
+        self.backend = OpenVinoBackend(self.folder / (model_file or OPENVINO_MODEL_FILE), precision=precision, num_threads=num_threads)
+        self.backend.check_heads({task.name: task.labels_in(self.config) or () for task in tasks_of(self.config)})
+
+    @property
+    def precision(self) -> str:
+        return self.backend.precision
+
+    def to(self, device) -> OpenVinoModel:
+        import torch
+
+        if torch.device(device).type != "cpu":
+            raise ValueError(f"an OpenVINO model runs on the CPU, not on {device}")
+        return self
+
+    def eval(self) -> OpenVinoModel:
+        return self
+
+    def save_pretrained(self, save_directory: str | os.PathLike, **kwargs) -> None:
+        """Copy the graph and its weights, and write the config."""
+        target = Path(save_directory)
+        target.mkdir(parents=True, exist_ok=True)
+        for name in (OPENVINO_MODEL_FILE, OPENVINO_WEIGHTS_FILE):
+            if (self.folder / name).is_file() and (self.folder / name).resolve() != (target / name).resolve():
+                shutil.copyfile(self.folder / name, target / name)
+        self.config.save_pretrained(target)
+
+
+__all__ = [
+    "OPENVINO_MODEL_FILE", "OPENVINO_WEIGHTS_FILE", "OpenVinoBackend", "OpenVinoFormat", "OpenVinoModel",
+    "import_openvino", "openvino_precision",
+]
