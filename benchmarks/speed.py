@@ -9,6 +9,7 @@ asked for, all in one run.
     python benchmarks/speed.py --context-words 50 25 0          # what the windows' overlap costs
     python benchmarks/speed.py --model on-device --runtime --markdown speed.md   # ONNX: pipeline and torch-free runtime
     python benchmarks/speed.py --stock                          # + transformers' token-classification pipeline
+    python benchmarks/speed.py --runtimes torch onnxruntime openvino   # the default through each runtime
 
 An ONNX export folder (the embedded ``on-device`` model, or ``hf-punctcase export-onnx`` output) runs
 through the pipeline's ONNX Runtime backend with ``--threads`` intra-op threads; its graph fixes its
@@ -117,6 +118,8 @@ def main() -> None:
     parser.add_argument("--markdown", default=None, help="also write the table here (e.g. for a model card)")
     parser.add_argument("--runtime", action="store_true",
                         help="also time hf_punctcase.runtime.OnDeviceRestorer on each ONNX folder")
+    parser.add_argument("--runtimes", nargs="+", choices=("torch", "onnxruntime", "openvino"), default=[],
+                        help="also time each torch checkpoint through these runtimes (load_pipeline(runtime=...))")
     parser.add_argument("--stock", action="store_true",
                         help="also time transformers' token-classification pipeline on the first model's encoder architecture")
     args = parser.parse_args()
@@ -151,6 +154,10 @@ def main() -> None:
             pipe = hf_punctcase.load_pipeline(model, dtype=dtype, device=args.device)
             plan = pipe.execution_plan
             loaded[f"{model} | {dtype}"] = (pipe, f"{plan.runtime} {plan.precision}")
+        for runtime in args.runtimes:
+            pipe = hf_punctcase.load_pipeline(model, runtime=runtime, device=args.device, intra_op_num_threads=args.threads)
+            plan = pipe.execution_plan
+            loaded[f"{model} | runtime {runtime}"] = (pipe, f"{plan.runtime} {plan.precision}")
     if args.stock:
         stock = stock_token_classification(resolve(args.model[0]).location, args.device)
         loaded[f"{args.model[0]} architecture | transformers token-classification, stride 64"] = (stock, "torch float32")
