@@ -120,7 +120,8 @@ def test_device_dtype_and_window_options(tiny_model_dir, monkeypatch, capsys):
     assert restorer("--dtype", "float32").model.dtype == torch.float32
     assert restorer("--dtype", "bfloat16", "--device", "cpu").model.dtype == torch.bfloat16
     windows = restorer("--window-words", "10", "--context-words", "2")
-    assert windows._preprocess_params == {"window_words": 10, "context_words": 2, "progress": False}
+    assert windows._preprocess_params["progress"] is False
+    assert (windows._preprocess_params["options"].window_words, windows._preprocess_params["options"].context_words) == (10, 2)
     text = " ".join(["so what are the risks"] * 10)
     code, out, err = run_cli(monkeypatch, capsys, ["restore", "-m", tiny_model_dir, "--window-words", "10",
                                                 "--context-words", "2", "--dtype", "bfloat16", text])
