@@ -53,6 +53,8 @@ def test_the_plan_picks_openvino_bf16_on_amx_for_a_checkpoint_that_prefers_a_gra
     assert plan(PREFERS_GRAPH, AMX, dtype="float32").runtime == TORCH  # a dtype asked for wins
     forced = plan(Artifacts(folder=None, runtime=TORCH), PLAIN, runtime="openvino")
     assert (forced.runtime, forced.precision, forced.reason) == (OPENVINO, "fp32", "the runtime asked for")
+    assert plan(PREFERS_GRAPH, PLAIN, runtime="torch").runtime == TORCH  # not the int8 graph built from it
+    assert plan(PREFERS_GRAPH, AMX, runtime="torch") == plan(PREFERS_GRAPH, AMX_WITHOUT_OPENVINO)  # torch bf16
     with pytest.raises(ValueError, match="runtime must be one of auto, torch, onnxruntime, openvino"):
         plan(PREFERS_GRAPH, PLAIN, runtime="tensorrt")
     with pytest.raises(ValueError, match="an export run by onnxruntime: it cannot run with openvino"):

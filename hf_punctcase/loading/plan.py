@@ -61,6 +61,8 @@ def plan(
             raise ValueError(f"the model is an export run by {artifacts.runtime}: it cannot run with {runtime}")
         if runtime != TORCH and (device_type != "cpu" or dtype not in (None, "auto")):
             raise ValueError(f"runtime {runtime} runs on the CPU in the precision it picks: no device or dtype to ask for")
+        if runtime == TORCH:
+            int8_graph = False  # torch itself, not a graph built from it
         if runtime == OPENVINO and int8_graph:
             return ExecutionPlan(OPENVINO, ov_precision, "cpu", "the runtime asked for")
         if runtime == ONNXRUNTIME and artifacts.runtime != ONNXRUNTIME and int8_graph:
