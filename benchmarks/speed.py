@@ -10,6 +10,7 @@ asked for, all in one run.
     python benchmarks/speed.py --model on-device --runtime --markdown speed.md   # ONNX: pipeline and torch-free runtime
     python benchmarks/speed.py --stock                          # + transformers' token-classification pipeline
     python benchmarks/speed.py --runtimes torch onnxruntime openvino   # the default through each runtime
+    python benchmarks/speed.py --stock --interleave --repeats 5  # against the stock pipeline, in interleaved rounds
 
 An ONNX export folder (the embedded ``on-device`` model, or ``hf-punctcase export-onnx`` output) runs
 through the pipeline's ONNX Runtime backend with ``--threads`` intra-op threads; its graph fixes its
@@ -118,6 +119,8 @@ def main() -> None:
     parser.add_argument("--markdown", default=None, help="also write the table here (e.g. for a model card)")
     parser.add_argument("--runtime", action="store_true",
                         help="also time hf_punctcase.runtime.OnDeviceRestorer on each ONNX folder")
+    parser.add_argument("--interleave", action="store_true",
+                        help="time in rounds, every restorer once a round (--repeats rounds), instead of one block each")
     parser.add_argument("--runtimes", nargs="+", choices=("torch", "onnxruntime", "openvino"), default=[],
                         help="also time each torch checkpoint through these runtimes (load_pipeline(runtime=...))")
     parser.add_argument("--stock", action="store_true",
@@ -170,7 +173,22 @@ def main() -> None:
     load_before = os.getloadavg()
     long_runs = {name: [] for name in restorers}  # (wall, CPU) seconds per run
     short_runs = {name: [] for name in restorers}
-    for name, (restorer, windows, _) in restorers.items():
+    if args.interleave:
+        # Rounds in which every restorer runs in turn, so that a machine that slows down or speeds up
+        # during the run weighs on all of them alike; a pause before each restorer lets the previous
+        # one's runtime threads (ONNX Runtime's spin after a run) go idle.
+        for restorer, windows, _ in restorers.values():
+            restorer(long_text, batch_size=args.batch_size, **windows)  # warm-up
+            for _ in range(5):
+                restorer(paragraph, batch_size=1, **windows)
+        per_round = max(1, args.latency_repeats // args.repeats)
+        for _ in range(args.repeats):
+            for name, (restorer, windows, _) in restorers.items():
+                time.sleep(0.5)
+                long_runs[name].append(seconds(lambda: restorer(long_text, batch_size=args.batch_size, **windows)))
+                for _ in range(per_round):
+                    short_runs[name].append(seconds(lambda: restorer(paragraph, batch_size=1, **windows)))
+    for name, (restorer, windows, _) in ([] if args.interleave else restorers.items()):
         # One restorer at a time: each ONNX Runtime InferenceSession keeps its own threads spinning for a
         # while after a run, and they would take the cores from the next restorer's run.
         restorer(long_text, batch_size=args.batch_size, **windows)  # warm-up
@@ -208,6 +226,7 @@ def main() -> None:
             "weights": weights,
             "long_runs_wall_cpu_seconds": long_runs[name],
             "words_per_second": args.long_words / statistics.median(long_kept),
+            "words_per_second_by_run": [args.long_words / wall for wall, _ in long_runs[name]],
             "long_runs_kept": len([t for t in long_kept if t == t]),
             "words_per_second_all_runs": args.long_words / statistics.median(long_all),
             "paragraph_median_ms": 1000 * statistics.median(short_kept),
@@ -230,6 +249,14 @@ def main() -> None:
             f"| {row['words_per_second_all_runs']:,.0f} words/s, {row['paragraph_median_ms_all_runs']:.1f} ms |"
         )
     print("\n" + "\n".join(table))
+    stock_names = [name for name in restorers if "token-classification" in name]
+    if args.interleave and stock_names:
+        stock_runs = [wall for wall, _ in long_runs[stock_names[0]]]
+        for name in restorers:
+            if name not in stock_names:
+                ratios = [stock / wall for (wall, _), stock in zip(long_runs[name], stock_runs)]
+                figures["runs"][name]["words_per_second_over_stock_by_round"] = ratios
+                print(f"{name}: words/s over the stock pipeline's, round by round: {', '.join(f'{r:.2f}×' for r in ratios)}")
     if args.markdown:
         with open(args.markdown, "w") as handle:
             handle.write(
