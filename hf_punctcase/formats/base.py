@@ -42,4 +42,51 @@ class ModelFormat:
         return f"{type(self).__name__}()"
 
 
-__all__ = ["ModelFormat"]
+class GraphModel:
+    """What the ``punct-case`` pipeline asks of a model that a runtime other than torch runs on the CPU
+    (``config``, ``device``, ``dtype``, ``to``, ``eval``, ``save_pretrained``); a subclass sets
+    :attr:`runtime`, :attr:`runtime_name` and :attr:`files`, and gives the model its ``backend``.
+
+    Attributes:
+        runtime: the runtime's name in plans (:data:`hf_punctcase.execution.ONNXRUNTIME`, ...).
+        runtime_name: the runtime as messages name it.
+        files: the files of the folder that ``save_pretrained`` copies besides the config.
+    """
+
+    runtime: str = ""
+    runtime_name: str = ""
+    files: tuple[str, ...] = ()
+
+    def __init__(self, folder):
+        import torch
+        from transformers import AutoConfig
+
+        self.device = torch.device("cpu")
+        self.dtype = torch.float32
+        self.folder = Path(folder)
+        self.name_or_path = str(folder)
+        self.config = AutoConfig.from_pretrained(self.folder)
+
+    def to(self, device):
+        import torch
+
+        if torch.device(device).type != "cpu":
+            raise ValueError(f"a model run by {self.runtime_name} runs on the CPU, not on {device}")
+        return self
+
+    def eval(self):
+        return self
+
+    def save_pretrained(self, save_directory, **kwargs) -> None:
+        """Copy the folder's :attr:`files` and write the config."""
+        import shutil
+
+        target = Path(save_directory)
+        target.mkdir(parents=True, exist_ok=True)
+        for name in self.files:
+            if (self.folder / name).is_file() and (self.folder / name).resolve() != (target / name).resolve():
+                shutil.copyfile(self.folder / name, target / name)
+        self.config.save_pretrained(target)
+
+
+__all__ = ["GraphModel", "ModelFormat"]

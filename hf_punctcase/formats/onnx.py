@@ -5,7 +5,6 @@ by ONNX Runtime on the CPU, in the pipeline (:class:`OnnxModel`) or without torc
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -13,7 +12,7 @@ from typing import Any
 from ..faults import checkpoint_fault as fault
 from ..execution import ONNXRUNTIME
 from ..runtime.onnx_backend import EXPORT_INFO_FILE, ONNX_MODEL_FILE, OnnxBackend
-from .base import ModelFormat
+from .base import GraphModel, ModelFormat
 from ..tasks import tasks_of
 from .torch import weight_files
 
@@ -146,14 +145,16 @@ def _varint(data: bytes, position: int) -> tuple[int | None, int]:
     return None, position
 
 
-class OnnxModel:
+class OnnxModel(GraphModel):
     """A folder exported to ONNX as the ``punct-case`` pipeline's model: the checkpoint's config (its
     labels, MIXED-case lexicon and window limit) and an :class:`OnnxBackend` that runs ``model.onnx``
     on the CPU with ONNX Runtime. Not a torch module: it has what the pipeline asks of a model
-    (``config``, ``device``, ``to``, ``save_pretrained``) and carries its own ``backend``.
+    (:class:`~hf_punctcase.formats.base.GraphModel`) and carries its own ``backend``.
     """
 
     runtime = ONNXRUNTIME
+    runtime_name = "ONNX Runtime"
+    files = (ONNX_MODEL_FILE, EXPORT_INFO_FILE)
 
     def __init__(
         self,
@@ -162,35 +163,9 @@ class OnnxModel:
         providers: Sequence[str] | None = None,
         intra_op_num_threads: int | None = None,
     ):
-        import torch
-        from transformers import AutoConfig
-
-        self.device = torch.device("cpu")
-        self.dtype = torch.float32
-        self.folder = Path(folder)
-        self.name_or_path = str(folder)
-        self.config = AutoConfig.from_pretrained(self.folder)
+        super().__init__(folder)
         self.backend = OnnxBackend(self.folder, providers=providers, intra_op_num_threads=intra_op_num_threads)
         self.backend.check_heads({task.name: task.labels_in(self.config) or () for task in tasks_of(self.config)})
-
-    def to(self, device) -> OnnxModel:
-        import torch
-
-        if torch.device(device).type != "cpu":
-            raise ValueError(f"an ONNX model runs on the CPU with ONNX Runtime, not on {device}")
-        return self
-
-    def eval(self) -> OnnxModel:
-        return self
-
-    def save_pretrained(self, save_directory: str | os.PathLike, **kwargs) -> None:
-        """Copy the exported model (``model.onnx``, its export record) and write the config."""
-        target = Path(save_directory)
-        target.mkdir(parents=True, exist_ok=True)
-        for name in (ONNX_MODEL_FILE, EXPORT_INFO_FILE):
-            if (self.folder / name).is_file() and (self.folder / name).resolve() != (target / name).resolve():
-                shutil.copyfile(self.folder / name, target / name)
-        self.config.save_pretrained(target)
 
 
 __all__ = ["LOADING_ONLY", "OnnxFormat", "OnnxModel", "check_runs_as_exported", "onnx_file_problem"]

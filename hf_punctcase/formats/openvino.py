@@ -12,7 +12,6 @@ same whatever its batch mates (a bf16 kernel rounds a product by its shape).
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -23,7 +22,7 @@ from ..execution import OPENVINO
 from ..faults import checkpoint_fault as fault
 from ..runtime.onnx_backend import INPUT_NAMES, LOGITS_SUFFIX, softmax
 from ..tasks import tasks_of
-from .base import ModelFormat
+from .base import GraphModel, ModelFormat
 from .onnx import LOADING_ONLY, check_runs_as_exported
 from .torch import weight_files
 
@@ -141,48 +140,24 @@ class OpenVinoFormat(ModelFormat):
         return OpenVinoModel(folder, num_threads=num_threads)
 
 
-class OpenVinoModel:
+class OpenVinoModel(GraphModel):
     """A graph OpenVINO runs, as the ``punct-case`` pipeline's model: the checkpoint's config and an
-    :class:`OpenVinoBackend` (what the pipeline asks of a model: ``config``, ``device``, ``to``,
-    ``save_pretrained``; it carries its own ``backend``). ``folder`` holds ``openvino_model.xml`` or,
-    with ``model_file``, another graph OpenVINO reads (an ONNX export's ``model.onnx``)."""
+    :class:`OpenVinoBackend` (what the pipeline asks of a model, :class:`~hf_punctcase.formats.base.GraphModel`;
+    it carries its own ``backend``). ``folder`` holds ``openvino_model.xml`` or, with ``model_file``,
+    another graph OpenVINO reads (an ONNX export's ``model.onnx``)."""
 
     runtime = OPENVINO
+    runtime_name = "OpenVINO"
+    files = (OPENVINO_MODEL_FILE, OPENVINO_WEIGHTS_FILE)
 
     def __init__(self, folder: str | os.PathLike, *, model_file: str | None = None, precision: str | None = None, num_threads: int | None = None):
-        import torch
-        from transformers import AutoConfig
-
-        self.device = torch.device("cpu")
-        self.dtype = torch.float32
-        self.folder = Path(folder)
-        self.name_or_path = str(folder)
-        self.config = AutoConfig.from_pretrained(self.folder)
+        super().__init__(folder)
         self.backend = OpenVinoBackend(self.folder / (model_file or OPENVINO_MODEL_FILE), precision=precision, num_threads=num_threads)
         self.backend.check_heads({task.name: task.labels_in(self.config) or () for task in tasks_of(self.config)})
 
     @property
     def precision(self) -> str:
         return self.backend.precision
-
-    def to(self, device) -> OpenVinoModel:
-        import torch
-
-        if torch.device(device).type != "cpu":
-            raise ValueError(f"an OpenVINO model runs on the CPU, not on {device}")
-        return self
-
-    def eval(self) -> OpenVinoModel:
-        return self
-
-    def save_pretrained(self, save_directory: str | os.PathLike, **kwargs) -> None:
-        """Copy the graph and its weights, and write the config."""
-        target = Path(save_directory)
-        target.mkdir(parents=True, exist_ok=True)
-        for name in (OPENVINO_MODEL_FILE, OPENVINO_WEIGHTS_FILE):
-            if (self.folder / name).is_file() and (self.folder / name).resolve() != (target / name).resolve():
-                shutil.copyfile(self.folder / name, target / name)
-        self.config.save_pretrained(target)
 
 
 __all__ = [
