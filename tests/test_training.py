@@ -210,3 +210,26 @@ def test_sampled_sentences_are_packed_into_pseudo_documents():
         {"id": "sampled/0", "text": "So what are the risks? NASA said so.", "sources": ["a"]},
         {"id": "sampled/1", "text": "We went home", "sources": ["b"]},
     ]
+
+
+def test_a_resume_passes_over_a_checkpoint_cut_off_while_it_was_saved(tmp_path, caplog):
+    """A run killed while the Trainer wrote a checkpoint leaves one without its state: "latest" resumes
+    from the newest whole one, saying which it passed over."""
+    import logging
+
+    from hf_punctcase.training.run import latest_whole_checkpoint
+
+    assert latest_whole_checkpoint(tmp_path / "none yet") is None
+    for step, whole in ((5, True), (10, True), (20, False), (15, False)):
+        folder = tmp_path / f"checkpoint-{step}"
+        folder.mkdir()
+        (folder / "model.safetensors").write_bytes(b"weights")
+        if whole:
+            (folder / "trainer_state.json").write_text("{}")
+    (tmp_path / "checkpoint-final").mkdir()
+    with caplog.at_level(logging.WARNING):
+        assert latest_whole_checkpoint(tmp_path) == str(tmp_path / "checkpoint-10")
+    assert [message.split(" was cut off")[0] for message in caplog.messages] == [str(tmp_path / "checkpoint-20"), str(tmp_path / "checkpoint-15")]
+    (tmp_path / "checkpoint-10" / "trainer_state.json").unlink()
+    (tmp_path / "checkpoint-5" / "trainer_state.json").unlink()
+    assert latest_whole_checkpoint(tmp_path) is None

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -42,7 +43,7 @@ from transformers import (
     pipeline,
     set_seed,
 )
-from transformers.trainer_utils import get_last_checkpoint
+from transformers.trainer_utils import PREFIX_CHECKPOINT_DIR
 
 from ..cards.checkpoint import card_for_checkpoint
 from ..cards.training_records import TRAINING_RECORD, checkpoint_step
@@ -108,9 +109,7 @@ def run(
     training_args.label_names = [task.label_field for task in model_tasks]
     if training_args.resume_from_checkpoint == "latest":
         # A run stopped and started again with the same command goes on from its newest checkpoint, if any.
-        training_args.resume_from_checkpoint = (
-            get_last_checkpoint(training_args.output_dir) if Path(training_args.output_dir).is_dir() else None
-        )
+        training_args.resume_from_checkpoint = latest_whole_checkpoint(training_args.output_dir)
     # Read now: with save_total_limit the Trainer deletes the checkpoint it resumed from once newer ones exist.
     resumed_from_step = checkpoint_step(training_args.resume_from_checkpoint)
 
@@ -144,6 +143,29 @@ def run(
         trainer, tokenizer, model_args, data_args, training_args, training_summary(trainer.state, train_seconds, metrics),
         dev_parts,
     )
+
+
+#: The file a Trainer writes last into a checkpoint: a checkpoint without it was cut off while saving.
+TRAINER_STATE = "trainer_state.json"
+
+
+def latest_whole_checkpoint(output_dir: str | os.PathLike) -> str | None:
+    """The newest checkpoint in ``output_dir`` that was saved whole, or None. The Trainer writes a
+    checkpoint in place, its state last: a run killed while saving leaves one without it, which a
+    resume must pass over (with one warning line) rather than fail on."""
+    folder = Path(output_dir)
+    if not folder.is_dir():
+        return None
+    found = []
+    for candidate in folder.glob(f"{PREFIX_CHECKPOINT_DIR}-*"):
+        step = candidate.name.rsplit("-", 1)[-1]
+        if candidate.is_dir() and step.isdigit():
+            found.append((int(step), candidate))
+    for step, candidate in sorted(found, reverse=True):
+        if (candidate / TRAINER_STATE).is_file():
+            return str(candidate)
+        logger.warning("%s was cut off while it was saved (no %s): resuming from an earlier checkpoint", candidate, TRAINER_STATE)
+    return None
 
 
 def teacher_labelled(
@@ -288,4 +310,4 @@ def save_final(
     return final
 
 
-__all__ = ["make_trainer", "run", "run_record", "save_final", "teacher_labelled"]
+__all__ = ["latest_whole_checkpoint", "make_trainer", "run", "run_record", "save_final", "teacher_labelled"]
