@@ -10,20 +10,11 @@ NumPy only), the plugin is skipped and the torch-free parts remain: the labels, 
 functions and :mod:`hf_punctcase.runtime`.
 """
 
-from importlib.util import find_spec as _find_spec
-
 from .embedded import DEFAULT_MODEL_DIR, EMBEDDED_MODELS, ON_DEVICE_MODEL_DIR
 from .labels import LabelScheme, LabeledWords, build_mixed_case_lexicon
 from .restoration import RestoreOptions
+from .hardware import installed as _installed
 from .tasks import Task, TaskOption, register_task, tasks_of
-
-
-def _installed(name: str) -> bool:
-    try:
-        return _find_spec(name) is not None
-    except (ImportError, ValueError):
-        return False
-
 
 #: Whether torch and transformers are installed, so that the transformers plugin is registered.
 PLUGIN_AVAILABLE = _installed("torch") and _installed("transformers")

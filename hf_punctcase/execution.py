@@ -27,6 +27,12 @@ def check_dtype(dtype: Any) -> None:
         raise ValueError(f"dtype {str(dtype)!r} is not one of {', '.join(DTYPE_NAMES)}")
 
 
+def check_runtime(runtime: Any) -> None:
+    """Raise ValueError unless ``runtime`` is None, ``"auto"`` or one of :data:`RUNTIMES`."""
+    if runtime not in (None, "auto") and runtime not in RUNTIMES:
+        raise ValueError(f"runtime must be one of auto, {', '.join(RUNTIMES)}; got {runtime!r}")
+
+
 @dataclass(frozen=True)
 class ExecutionPlan:
     """How a model runs: which runtime, in which precision, on which device, and why."""
@@ -52,4 +58,4 @@ class ExecutionPlan:
         return asdict(self)
 
 
-__all__ = ["DTYPE_NAMES", "ONNXRUNTIME", "OPENVINO", "RUNTIMES", "TORCH", "ExecutionPlan", "check_dtype"]
+__all__ = ["DTYPE_NAMES", "ONNXRUNTIME", "OPENVINO", "RUNTIMES", "TORCH", "ExecutionPlan", "check_dtype", "check_runtime"]

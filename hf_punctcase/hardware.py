@@ -62,7 +62,8 @@ class Hardware:
         return {**asdict(self), "cuda": list(self.cuda), "description": self.describe()}
 
 
-def _installed(module: str) -> bool:
+def installed(module: str) -> bool:
+    """Whether ``module`` can be imported here (found, not imported)."""
     from importlib.util import find_spec
 
     try:
@@ -137,7 +138,7 @@ def detect_hardware() -> Hardware:
         arm_bf16=(not x86) and _arm_bf16(),
         cuda=cuda,
         cuda_bf16=cuda_bf16,
-        openvino=_installed("openvino"),
+        openvino=installed("openvino"),
     )
 
 

@@ -22,7 +22,7 @@ from transformers.pipelines import PIPELINE_REGISTRY
 from .auto import AutoModelForJointTokenClassification
 from .checkpoints import ResolvedModel, check_model_dir, resolve
 from .embedded import DEFAULT_MODEL_DIR
-from .execution import RUNTIMES, check_dtype
+from .execution import check_dtype, check_runtime
 from .pipelines import PIPELINE_TASK, PunctCasePipeline
 
 
@@ -57,10 +57,8 @@ def load_pipeline(
     resolved = resolve(model, trust_remote_code=trust_remote_code)
     if intra_op_num_threads is not None:
         kwargs["model_kwargs"] = {**kwargs.get("model_kwargs", {}), "intra_op_num_threads": intra_op_num_threads}
+    check_runtime(runtime)  # before anything loads (the plan checks it against the model when it runs)
     if runtime not in (None, "auto"):
-        # Checked here, before anything loads (the plan checks it against the model when it runs).
-        if runtime not in RUNTIMES:
-            raise ValueError(f"runtime must be one of auto, {', '.join(RUNTIMES)}; got {runtime!r}")
         kwargs["model_kwargs"] = {**kwargs.get("model_kwargs", {}), "runtime": runtime}
     return pipeline(PIPELINE_TASK, model=resolved.location, trust_remote_code=trust_remote_code, **kwargs)
 

@@ -67,6 +67,13 @@ class GraphModel:
         self.name_or_path = str(folder)
         self.config = AutoConfig.from_pretrained(self.folder)
 
+    def _attach(self, backend) -> None:
+        """Run with ``backend``, which must have an output for every task the config lists."""
+        from ..tasks import tasks_of
+
+        self.backend = backend
+        backend.check_heads({task.name: task.labels_in(self.config) or () for task in tasks_of(self.config)})
+
     def to(self, device):
         import torch
 

@@ -13,7 +13,6 @@ from ..faults import checkpoint_fault as fault
 from ..execution import ONNXRUNTIME
 from ..runtime.onnx_backend import EXPORT_INFO_FILE, ONNX_MODEL_FILE, OnnxBackend
 from .base import GraphModel, ModelFormat
-from ..tasks import tasks_of
 from .torch import weight_files
 
 #: ``from_pretrained`` arguments that choose where a torch checkpoint's files come from: an ONNX export
@@ -164,8 +163,7 @@ class OnnxModel(GraphModel):
         intra_op_num_threads: int | None = None,
     ):
         super().__init__(folder)
-        self.backend = OnnxBackend(self.folder, providers=providers, intra_op_num_threads=intra_op_num_threads)
-        self.backend.check_heads({task.name: task.labels_in(self.config) or () for task in tasks_of(self.config)})
+        self._attach(OnnxBackend(self.folder, providers=providers, intra_op_num_threads=intra_op_num_threads))
 
 
 __all__ = ["LOADING_ONLY", "OnnxFormat", "OnnxModel", "check_runs_as_exported", "onnx_file_problem"]

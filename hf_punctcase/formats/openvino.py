@@ -3,7 +3,7 @@ OpenVINO on the CPU, in the precision the CPU computes fastest in: bf16 where it
 avx512_bf16 (OpenVINO's ``INFERENCE_PRECISION_HINT``), else fp32.
 
 The embedded default runs this way on CPUs with AMX: its graph is converted once from its fp32 ONNX
-export and kept in the cache (:func:`hf_punctcase.export.cache.build_openvino_graph`). A folder of
+export and kept in the cache (:func:`hf_punctcase.export.cache.build_graph`, kind ``"openvino"``). A folder of
 this format loads through the same ``from_pretrained`` and ``pipeline("punct-case", model=folder)``.
 In bf16 each sequence of a batch runs alone on its own tokens, so that a transcript is restored the
 same whatever its batch mates (a bf16 kernel rounds a product by its shape).
@@ -20,8 +20,7 @@ import numpy as np
 
 from ..execution import OPENVINO
 from ..faults import checkpoint_fault as fault
-from ..runtime.onnx_backend import INPUT_NAMES, LOGITS_SUFFIX, softmax
-from ..tasks import tasks_of
+from ..runtime.onnx_backend import INPUT_NAMES, LOGITS_SUFFIX, run_each_sequence_alone, softmax
 from .base import GraphModel, ModelFormat
 from .onnx import LOADING_ONLY, check_runs_as_exported
 from .torch import weight_files
@@ -91,20 +90,9 @@ class OpenVinoBackend:
     def __call__(self, input_ids, attention_mask) -> dict[str, np.ndarray]:
         ids, mask = np.asarray(input_ids, dtype=np.int64), np.asarray(attention_mask, dtype=np.int64)
         if len(ids) > 1 and self.precision != "fp32":
-            return self._each_alone(ids, mask)
+            return run_each_sequence_alone(self, ids, mask)
         results = self.request.infer({INPUT_NAMES[0]: ids, INPUT_NAMES[1]: mask})
         return {task: softmax(results[port]) for task, port in self.outputs.items()}
-
-    def _each_alone(self, ids: np.ndarray, mask: np.ndarray) -> dict[str, np.ndarray]:
-        result: dict[str, np.ndarray] = {}
-        for row in range(len(ids)):
-            kept = mask[row].astype(bool)
-            probs = self(ids[row][kept][None], mask[row][kept][None])
-            for task, values in probs.items():
-                if task not in result:
-                    result[task] = np.zeros((*ids.shape, values.shape[-1]), dtype=np.float32)
-                result[task][row, kept] = values[0]
-        return result
 
 
 class OpenVinoFormat(ModelFormat):
@@ -141,19 +129,17 @@ class OpenVinoFormat(ModelFormat):
 
 
 class OpenVinoModel(GraphModel):
-    """A graph OpenVINO runs, as the ``punct-case`` pipeline's model: the checkpoint's config and an
-    :class:`OpenVinoBackend` (what the pipeline asks of a model, :class:`~hf_punctcase.formats.base.GraphModel`;
-    it carries its own ``backend``). ``folder`` holds ``openvino_model.xml`` or, with ``model_file``,
-    another graph OpenVINO reads (an ONNX export's ``model.onnx``)."""
+    """A folder's OpenVINO graph (``openvino_model.xml``) as the ``punct-case`` pipeline's model: the
+    checkpoint's config and an :class:`OpenVinoBackend` (what the pipeline asks of a model,
+    :class:`~hf_punctcase.formats.base.GraphModel`; it carries its own ``backend``)."""
 
     runtime = OPENVINO
     runtime_name = "OpenVINO"
     files = (OPENVINO_MODEL_FILE, OPENVINO_WEIGHTS_FILE)
 
-    def __init__(self, folder: str | os.PathLike, *, model_file: str | None = None, precision: str | None = None, num_threads: int | None = None):
+    def __init__(self, folder: str | os.PathLike, *, precision: str | None = None, num_threads: int | None = None):
         super().__init__(folder)
-        self.backend = OpenVinoBackend(self.folder / (model_file or OPENVINO_MODEL_FILE), precision=precision, num_threads=num_threads)
-        self.backend.check_heads({task.name: task.labels_in(self.config) or () for task in tasks_of(self.config)})
+        self._attach(OpenVinoBackend(self.folder / OPENVINO_MODEL_FILE, precision=precision, num_threads=num_threads))
 
     @property
     def precision(self) -> str:

@@ -25,7 +25,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..execution import ONNXRUNTIME, OPENVINO, RUNTIMES, TORCH, ExecutionPlan
+from ..execution import ONNXRUNTIME, OPENVINO, TORCH, ExecutionPlan, check_runtime
+from ..formats.openvino import openvino_precision
 from ..hardware import Hardware
 from .artifacts import INT8_GRAPH, Artifacts
 
@@ -53,10 +54,9 @@ def plan(
     leaves out a compiled graph (where it cannot be built: no converter, no writable cache)."""
     where = device_name(device)
     device_type = where.split(":")[0]
-    ov_precision = "bf16" if hardware.amx or hardware.avx512_bf16 else "fp32"
+    ov_precision = openvino_precision(hardware)
+    check_runtime(runtime)
     if runtime not in (None, "auto"):
-        if runtime not in RUNTIMES:
-            raise ValueError(f"runtime must be one of auto, {', '.join(RUNTIMES)}; got {runtime!r}")
         if runtime != (artifacts.runtime or TORCH) and artifacts.runtime not in (None, TORCH):
             raise ValueError(f"the model is an export run by {artifacts.runtime}: it cannot run with {runtime}")
         if runtime != TORCH and (device_type != "cpu" or dtype not in (None, "auto")):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from ..runtime.onnx_backend import LOGITS_SUFFIX, OnnxBackend
+from ..runtime.onnx_backend import LOGITS_SUFFIX, OnnxBackend, run_each_sequence_alone
 
 
 def task_logits(output) -> dict[str, torch.Tensor]:
@@ -47,22 +47,10 @@ class TorchBackend:
 
     def __call__(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> dict[str, np.ndarray]:
         if len(input_ids) > 1 and self.runs_each_sequence_alone:
-            return self._each_alone(input_ids, attention_mask)
+            return run_each_sequence_alone(self, input_ids, attention_mask)
         output = self.model(input_ids=input_ids, attention_mask=attention_mask, return_dict=True)
         # float() first: bf16 has no NumPy dtype; cpu() for a model on an accelerator.
         return {task: value.float().softmax(-1).cpu().numpy() for task, value in task_logits(output).items()}
-
-    def _each_alone(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> dict[str, np.ndarray]:
-        """The batch's probabilities, each sequence run on its own tokens (a padded position gets 0)."""
-        result: dict[str, np.ndarray] = {}
-        for row, (ids, mask) in enumerate(zip(input_ids, attention_mask)):
-            kept = mask.bool()
-            probs = self(ids[kept][None], mask[kept][None])
-            for task, values in probs.items():
-                if task not in result:
-                    result[task] = np.zeros((*input_ids.shape, values.shape[-1]), dtype=np.float32)
-                result[task][row, kept.cpu().numpy()] = values[0]
-        return result
 
 
 def backend_for(model) -> TorchBackend | OnnxBackend:

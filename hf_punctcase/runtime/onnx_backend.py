@@ -154,26 +154,15 @@ class OnnxBackend:
         if not self.one_sequence_at_a_time:
             logits = self.session.run(names, {"input_ids": input_ids, "attention_mask": attention_mask})
             return {task: softmax(values) for task, values in zip(self.outputs, logits)}
-        batch, length = input_ids.shape
-        # Padding is on the right: a sequence is its first `size` subwords.
-        sizes = [max(int(size), 1) for size in attention_mask.sum(axis=1).tolist()]
-        feeds = [
-            {"input_ids": input_ids[row : row + 1, :size], "attention_mask": attention_mask[row : row + 1, :size]}
-            for row, size in enumerate(sizes)
-        ]
-        if batch > 1 and self.sequence_workers > 1:
-            single_threaded = self._side_by_side_session()
-            outputs = list(self._pool.map(lambda feed: single_threaded.run(names, feed), feeds))
-        else:
-            outputs = [self.session.run(names, feed) for feed in feeds]
-        result: dict[str, np.ndarray] = {}
-        for row, (size, row_outputs) in enumerate(zip(sizes, outputs)):
-            for task, values in zip(self.outputs, row_outputs):
-                if task not in result:
-                    # Positions past a sequence's end read as uniform probabilities; nothing reads them.
-                    result[task] = np.full((batch, length, values.shape[-1]), 1.0 / values.shape[-1], dtype=np.float32)
-                result[task][row, :size] = softmax(values[0])
-        return result
+        session, map_rows = self.session, map
+        if len(input_ids) > 1 and self.sequence_workers > 1:
+            session, map_rows = self._side_by_side_session(), self._pool.map
+
+        def run_one(ids, mask) -> dict[str, np.ndarray]:
+            logits = session.run(names, {"input_ids": ids, "attention_mask": mask})
+            return {task: softmax(values) for task, values in zip(self.outputs, logits)}
+
+        return run_each_sequence_alone(run_one, input_ids, attention_mask, map_rows)
 
     def _side_by_side_session(self):
         """The InferenceSession that sequences share when they run side by side (one thread per operator: the
@@ -189,6 +178,26 @@ class OnnxBackend:
             self._pool = ThreadPoolExecutor(self.sequence_workers, thread_name_prefix="hf_punctcase-onnx")
             self._pool_pid = os.getpid()
         return self._single_thread_session
+
+
+def run_each_sequence_alone(run_one, input_ids, attention_mask, map_rows=map) -> dict[str, np.ndarray]:
+    """A batch's per-task probabilities, each sequence run alone on its own subwords: ``run_one(ids,
+    mask)`` on one row cut to its length (padding is on the right), rows mapped with ``map_rows`` (a
+    thread pool's ``map`` runs them side by side). Takes NumPy arrays or torch tensors; returns NumPy
+    ``(batch, sequence, labels)`` arrays, positions past a sequence's end uniform (nothing reads them).
+
+    For the runtimes whose result would depend on a sequence's batch mates: dynamically quantised
+    graphs (one activation scale a batch) and bf16 kernels (which round a product by its shape)."""
+    batch, length = input_ids.shape
+    sizes = [max(int(size), 1) for size in attention_mask.sum(1).tolist()]
+    rows = list(map_rows(lambda row: run_one(input_ids[row : row + 1, : sizes[row]], attention_mask[row : row + 1, : sizes[row]]), range(batch)))
+    result: dict[str, np.ndarray] = {}
+    for row, (size, probs) in enumerate(zip(sizes, rows)):
+        for task, values in probs.items():
+            if task not in result:
+                result[task] = np.full((batch, length, values.shape[-1]), 1.0 / values.shape[-1], dtype=np.float32)
+            result[task][row, :size] = values[0]
+    return result
 
 
 def usable_cpus() -> int:
@@ -211,5 +220,5 @@ def quantizes_dynamically(folder: str | os.PathLike) -> bool:
 
 __all__ = [
     "EXPORT_INFO_FILE", "INPUT_NAMES", "LOGITS_SUFFIX", "ONNX_MODEL_FILE", "OnnxBackend", "import_onnxruntime",
-    "quantizes_dynamically", "read_export_info", "softmax", "usable_cpus",
+    "quantizes_dynamically", "read_export_info", "run_each_sequence_alone", "softmax", "usable_cpus",
 ]
