@@ -130,6 +130,22 @@ def test_sigterm_removes_the_temporary_file(cli, workdir, tiny_model_dir):
     assert no_temporary_file(workdir)
 
 
+def test_sigterm_that_lands_in_a_finalizer_still_ends_the_run():
+    """A signal handler's exception raised inside ``__del__`` is printed and dropped by Python: the
+    run went on to exit 0 with SIGTERM ignored. The signal is raised again once the finalizer returns."""
+    from hf_punctcase.cli import Terminated, _sigterm_raises
+
+    class SignalledWhileFinalized:
+        def __del__(self):
+            os.kill(os.getpid(), signal.SIGTERM)
+            for _ in range(1000):  # bytecodes during which the handler runs, inside the finalizer
+                pass
+
+    with pytest.raises(Terminated), _sigterm_raises():
+        SignalledWhileFinalized()  # finalized at once: the signal arrives inside __del__
+        time.sleep(5)  # the signal, sent again, ends this sleep
+
+
 # ---- symbolic links -------------------------------------------------------------------------------
 
 

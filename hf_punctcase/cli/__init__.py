@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import signal
 import sys
 import threading
@@ -73,18 +74,35 @@ def _raise_terminated(signum, frame) -> None:
     raise Terminated
 
 
+def _raise_again_if_terminated(unraisable) -> None:
+    """``sys.unraisablehook`` while SIGTERM raises: a signal that arrives while a finalizer runs
+    (``__del__``, a weakref callback) raises there, where Python prints the exception and goes on as
+    if nothing happened. The signal is sent again a moment later from another thread, so that its
+    handler runs once the finalizer has returned, where the exception ends the run (sent from here,
+    the handler would run at once, inside this hook, and be dropped again)."""
+    if isinstance(unraisable.exc_value, Terminated):
+        resend = threading.Timer(0.01, os.kill, (os.getpid(), signal.SIGTERM))
+        resend.daemon = True
+        resend.start()
+    else:
+        sys.__unraisablehook__(unraisable)
+
+
 @contextlib.contextmanager
 def _sigterm_raises() -> Iterator[None]:
-    """While the block runs, SIGTERM raises :class:`Terminated`; the previous handler is put back
-    after. Only the main thread can set handlers; elsewhere SIGTERM keeps its own."""
+    """While the block runs, SIGTERM raises :class:`Terminated` (also one that lands in a finalizer);
+    the previous handler and unraisable hook are put back after. Only the main thread can set
+    handlers; elsewhere SIGTERM keeps its own."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    previous, previous_hook = signal.signal(signal.SIGTERM, _raise_terminated), sys.unraisablehook
+    sys.unraisablehook = _raise_again_if_terminated
     try:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
+        sys.unraisablehook = previous_hook
 
 
 def main(argv: list[str] | None = None) -> int:
