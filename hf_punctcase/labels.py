@@ -32,6 +32,28 @@ DEFAULT_CASE_LABELS: tuple[str, ...] = ("LOWER", "UPPER_FIRST", "ALL_UPPER", "MI
 #: going"); FLUENT for every other word, the words a fluent transcript keeps.
 DISFLUENCY_LABELS: tuple[str, ...] = ("FLUENT", "DISFLUENT")
 
+#: Spoken-command classes of a word (dictation): WORD for a word meant as a word, else the mark or break
+#: that the command it is part of dictates ("period" in "chest pain period", both words of "new paragraph").
+COMMAND_LABELS: tuple[str, ...] = (
+    "WORD", "COMMA", "PERIOD", "QUESTION", "COLON", "SEMICOLON", "EXCLAMATION", "NEWLINE", "PARAGRAPH",
+)
+#: The words that dictate each command, lowercase as a transcript spells them.
+SPOKEN_COMMANDS: dict[str, tuple[str, ...]] = {
+    "COMMA": ("comma",),
+    "PERIOD": ("period", "full stop"),
+    "QUESTION": ("question mark",),
+    "COLON": ("colon",),
+    "SEMICOLON": ("semicolon", "semi colon"),
+    "EXCLAMATION": ("exclamation point", "exclamation mark"),
+    "NEWLINE": ("new line", "next line"),
+    "PARAGRAPH": ("new paragraph", "next paragraph"),
+}
+#: What a command writes after the word before it (NEWLINE and PARAGRAPH: a line break, a blank line).
+TEXT_OF_COMMAND: dict[str, str] = {
+    "COMMA": ",", "PERIOD": ".", "QUESTION": "?", "COLON": ":", "SEMICOLON": ";", "EXCLAMATION": "!",
+    "NEWLINE": "\n", "PARAGRAPH": "\n\n",
+}
+
 #: Punctuation labels that end a sentence: the next word is capitalised.
 SENTENCE_END_LABELS: tuple[str, ...] = ("PERIOD", "QUESTION", "EXCLAMATION")
 

@@ -29,8 +29,9 @@ from typing import Any
 
 import numpy as np
 
+from .dictation import restore_with_spoken_punctuation
 from .fluency import restore_without_disfluencies
-from .labels import DEFAULT_CASE_LABELS, DEFAULT_PUNCT_LABELS, DISFLUENCY_LABELS
+from .labels import COMMAND_LABELS, DEFAULT_CASE_LABELS, DEFAULT_PUNCT_LABELS, DISFLUENCY_LABELS
 
 
 @dataclass(frozen=True)
@@ -213,6 +214,22 @@ DISFLUENCY = register_task(
     )
 )
 
+COMMAND = register_task(
+    Task(
+        "command", COMMAND_LABELS, config_field="command_labels", word_column="command",
+        output_field="command", score_field="command_score", loss_weight_field="command_loss_weight",
+        title="spoken command", description="punctuation and breaks the speaker dictates",
+        option=TaskOption(
+            "spoken_punctuation",
+            help="carry out the punctuation the speaker dictates (\"period\", \"comma\", \"question mark\", \"colon\", "
+            "\"new line\", \"new paragraph\", ...) where the model reads the words as a command, and punctuate "
+            "the rest (models with a spoken-command head; with --json every input word keeps its entry, "
+            "\"removed\" for a command's words)",
+            label="spoken punctuation (\"period\", \"new paragraph\", ...)",
+            run=restore_with_spoken_punctuation,
+        ),
+    )
+)
 
 def tasks_of(config: Any) -> tuple[Task, ...]:
     """The tasks a model has, by its config (object or config.json dict): every registered task whose
@@ -262,6 +279,7 @@ def option_runner(options: dict[str, Any], model_tasks: Sequence[Task], model: s
 
 __all__ = [
     "CASING",
+    "COMMAND",
     "DISFLUENCY",
     "PUNCTUATION",
     "TASKS",

@@ -351,3 +351,32 @@ def test_windows_cut_documents_into_consecutive_windows(corpus):
         for column in ("words", "punct", "case", "disfluency"):
             assert [x for r in cut for x in r[column]] == [x for r in rows for x in r[column]]
         assert [len(r["words"]) for r in cut][:-1] == [5] * (len(cut) - 1)
+
+
+def test_dictation_speaks_marks_as_commands_and_labels_every_other_corpus_as_words(corpus):
+    from hf_punctcase.labels import COMMAND_LABELS, SPOKEN_COMMANDS
+
+    med = corpus / "medical" / "mtsamples"
+    med.mkdir(parents=True)
+    with open(med / "mtsamples.csv", "w", newline="") as handle:
+        writer = csv.DictWriter(handle, ["note_id", "description", "medical_specialty", "sample_name", "transcription", "keywords"])
+        writer.writeheader()
+        for n in range(40):
+            writer.writerow({"note_id": str(n), "description": "", "medical_specialty": "A", "sample_name": "",
+                             "transcription": f"PLAN: She will rest {n} days; see me then! Any pain?", "keywords": ""})
+    ds = load_punct_case_dataset("dictation", corpus)
+    rows = [row for split in ds for row in ds[split]]
+    assert rows and all(row["doc_id"].startswith("dictation/") for row in rows)
+    commands = [COMMAND_LABELS[c] for row in rows for c in row["command"]]
+    assert {"COLON", "SEMICOLON", "EXCLAMATION", "QUESTION", "PERIOD"} <= set(commands)
+    for row in rows:
+        for i, (word, command) in enumerate(zip(row["words"], row["command"])):
+            label = COMMAND_LABELS[command]
+            if label != "WORD":
+                # A command's words spell it, carry no mark and no casing; so does the word before it
+                # carry no mark (the command is its mark).
+                assert any(word in phrase.split() for phrase in SPOKEN_COMMANDS[label])
+                assert PUNCT[row["punct"][i]] == "O" and row["case"][i] == -1
+    # Every other corpus is undictated: all its words are words.
+    ted = load_punct_case_dataset("ted", corpus)
+    assert {c for split in ted for row in ted[split] for c in row["command"]} == {COMMAND_LABELS.index("WORD")}

@@ -202,6 +202,8 @@ def add_asr_noise(dataset, model: AsrNoiseModel, seed: int = 0):
             "punct": [-1 if p is None else punct_names.index(p) for p in hypothesis.punct],
             "case": [-1 if c is None else case_names.index(c) for c in hypothesis.case],
             "disfluency": [-1] * len(hypothesis.words),
+            # Words an ASR system may drop or change are no dictated command's: unknown, as disfluency.
+            "command": [-1] * len(hypothesis.words),
         }
 
     return dataset.map(noisy, with_indices=True, desc="simulated ASR noise")

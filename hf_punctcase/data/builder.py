@@ -1,8 +1,9 @@
 """`load_punct_case_dataset`: any supported corpus as a `datasets.DatasetDict` with unified features.
 
-Features: ``doc_id``, ``domain``, ``words`` (list of str), ``punct``, ``case`` and ``disfluency``
-(ClassLabel sequences from the one label scheme; -1 where a source cannot give a label, e.g. the casing of
-lowercase dialogues, so that it is ignored in the loss rather than guessed). Splits are by document
+Features: ``doc_id``, ``domain``, ``words`` (list of str), ``punct``, ``case``, ``disfluency`` and
+``command`` (ClassLabel sequences from the one label scheme; -1 where a source cannot give a label, e.g.
+the casing of lowercase dialogues, so that it is ignored in the loss rather than guessed). ``command``
+is WORD for every word of a corpus that nobody dictated; the ``dictation`` source gives spoken commands. Splits are by document
 (no document is in two splits): a corpus's own splits where it has them, otherwise a stable hash of
 the document id. Documents are chunked into examples of at most ``max_words`` words, cut at sentence
 ends where possible, or (``windows=True``, as training uses them) into consecutive windows of
@@ -26,6 +27,7 @@ import datasets
 from datasets.exceptions import DatasetGenerationError
 
 from ..labels import (
+    COMMAND_LABELS,
     DEFAULT_CASE_LABELS,
     DEFAULT_PUNCT_LABELS,
     LEADING_PUNCTUATION,
@@ -34,6 +36,7 @@ from ..labels import (
     LabelScheme,
     split_trailing_marks,
 )
+from .dictation import dictate
 from .disfluency import DISFLUENCY_LABELS, read_switchboard_disfluency
 from .disfluency_synthesis import SWDA_FILLERS, inject_disfluencies, overlapping_documents, train_call_statistics
 from .formats import read_che
@@ -70,6 +73,7 @@ def features_for(scheme: LabelScheme, written_forms: bool = False) -> datasets.F
         "punct": datasets.Sequence(datasets.ClassLabel(names=list(scheme.punct_labels))),
         "case": datasets.Sequence(datasets.ClassLabel(names=list(scheme.case_labels))),
         "disfluency": datasets.Sequence(datasets.ClassLabel(names=list(DISFLUENCY_LABELS))),
+        "command": datasets.Sequence(datasets.ClassLabel(names=list(COMMAND_LABELS))),
     }
     if written_forms:
         features["written"] = datasets.Sequence(datasets.Value("string"))
@@ -106,7 +110,7 @@ def consecutive_windows(num_words: int, window_words: int) -> Iterator[tuple[int
 
 
 # ---- sources: each yields (split, doc_id, punctuated text or labelled words, has casing), and may
-# add a fifth item, per-word disfluency labels ------------------------------------------------------
+# add a fifth item, per-word labels of the head tasks: a list (disfluency) or {column: labels} --------
 Source = Callable[[Path, dict], Iterator[tuple]]
 
 
@@ -193,6 +197,32 @@ def _swda_fillers(root: Path, options: dict):
             yield splits[split], f"{doc_id}/fillers", labeled, True, disfluency
 
 
+def _dictation(root: Path, options: dict):
+    # Dictated transcripts (hf_punctcase.data.dictation) of TED talks, MTSamples reports and MTS-Dialog
+    # dialogues in their own splits, about a third of the words from each source; each document is
+    # dictated at a rate drawn from DICTATION_RATES.
+    seed, budget = options.get("seed", 0), options.get("synthetic_words", 600_000)
+    scheme = LabelScheme()
+    folder = root / "medical" / "mts_dialog"
+    sources = (
+        ((document_split(d, validation=0.0, test=0.05), d, t) for d, t in read_ted_talks(root / "ted" / "talks.jsonl")),
+        ((document_split(d), d, t) for d, t in read_mtsamples(root / "medical" / "mtsamples" / "mtsamples.csv")),
+        (
+            (split, f"{d}/{split}", t)
+            for split, file in (("train", "MTS-Dialog-TrainingSet.csv"), ("validation", "MTS-Dialog-ValidationSet.csv"))
+            for d, t in read_mts_dialog(folder / file)
+        ),
+    )
+    for documents in sources:
+        left = budget / len(sources)
+        for split, doc_id, text in documents:
+            if left <= 0:
+                break
+            labeled, command = dictate(text, scheme, random.Random(f"{seed}/{doc_id}"))
+            left -= len(labeled)
+            yield split, f"dictation/{doc_id}", labeled, True, {"command": command}
+
+
 def _dailydialog(root: Path, options: dict):
     folder = root / "conversational" / "dailydialog" / "extracted"
     for split in ("train", "validation", "test"):
@@ -258,6 +288,7 @@ SOURCES: dict[str, tuple[Source, str, tuple[str, ...]]] = {
     "switchboard_disfluency_synthetic": (_switchboard_disfluency_synthetic, "ted", ("train",)),
     "swda_fillers": (_swda_fillers, "conversational", ("train", "validation", "test")),
     "dailydialog": (_dailydialog, "conversational", ("train", "validation", "test")),
+    "dictation": (_dictation, "medical", ("train", "validation", "test")),
     "masc": (_hash_split(read_masc, "general", "masc", "plain"), "general", ("train", "validation", "test")),
     "nltk": (_hash_split(read_nltk, "general", "nltk"), "general", ("train", "validation", "test")),
     "wikipedia": (_hash_split(read_wikipedia, "general", "wikipedia_sample"), "general", ("train", "validation", "test")),
@@ -318,6 +349,7 @@ def _examples(
     reader, domain, _ = SOURCES[name]
     punct2id, case2id = scheme.punct2id, scheme.case2id
     disfluency2id = {label: i for i, label in enumerate(DISFLUENCY_LABELS)}
+    command2id = {label: i for i, label in enumerate(COMMAND_LABELS)}
     for doc_split, doc_id, document, has_casing, *extra in reader(Path(root) if root else None, options):
         if doc_split != split:
             continue
@@ -334,9 +366,9 @@ def _examples(
         if written is None:
             # Pre-labelled words and ASR hypotheses come without a written form: nothing for the lexicon.
             written = [None] * len(labeled)
-        disfluency = (
-            [disfluency2id[d] if d is not None else MISSING_LABEL for d in extra[0]] if extra else [MISSING_LABEL] * len(labeled)
-        )
+        heads = (extra[0] if isinstance(extra[0], dict) else {"disfluency": extra[0]}) if extra else {}
+        disfluency = [disfluency2id[d] if d is not None else MISSING_LABEL for d in heads.get("disfluency", [None] * len(labeled))]
+        command = [command2id[c] for c in heads.get("command", ["WORD"] * len(labeled))]
         spans = consecutive_windows(len(labeled), max_words) if windows else chunk_at_sentences(labeled, max_words)
         for start, end in spans:
             example = {
@@ -348,6 +380,7 @@ def _examples(
                     case2id[c] if has_casing and c is not None else MISSING_LABEL for c in labeled.case[start:end]
                 ],
                 "disfluency": disfluency[start:end],
+                "command": command[start:end],
             }
             if written_forms:
                 example["written"] = written[start:end]
@@ -465,6 +498,10 @@ LICENCES: dict[str, tuple[str, str]] = {
     ),
     "swda_fillers": ("Switchboard Dialog Act corpus, um/uh as weak disfluency labels (annotated calls excluded)", "CC BY-NC-SA 3.0"),
     "dailydialog": ("DailyDialog written dialogues", "CC BY-NC-SA 4.0"),
+    "dictation": (
+        "Dictated transcripts made from TED talks, MTSamples reports and MTS-Dialog dialogues (spoken commands)",
+        "CC BY-NC-ND 3.0",  # TED's terms, the strictest of the three
+    ),
     "masc": ("MASC spoken and written (MS98 excluded)", "research + commercial (MASC terms)"),
     "nltk": ("NLTK corpora: Gutenberg, State of the Union, inaugural, ABC, webtext, Brown", "public domain / not stated"),
     "wikipedia": ("Wikipedia articles + Lee news corpus", "CC BY-SA"),

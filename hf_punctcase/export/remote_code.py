@@ -43,6 +43,7 @@ SHARED_MODULES = {
     "inputs.py": "hf_punctcase.inputs",
     "tasks.py": "hf_punctcase.tasks",
     "fluency.py": "hf_punctcase.fluency",
+    "dictation.py": "hf_punctcase.dictation",
     "runtime_onnx_backend.py": "hf_punctcase.runtime.onnx_backend",
     "common_modeling.py": "hf_punctcase.models.common.modeling",
     "common_configuration.py": "hf_punctcase.models.common.configuration",

@@ -97,6 +97,15 @@ class ModelArguments:
         metadata={"help": "none | punct_to_disfl | disfl_to_punct: how the disfluency and punctuation heads read each other."},
     )
     disfluency_loss_weight: float = field(default=1.0, metadata={"help": "β, the disfluency loss's weight."})
+    command_head: bool = field(
+        default=False,
+        metadata={
+            "help": "Give the joint transformer a spoken-command head (WORD, or the mark or break a dictated command "
+            "says, per word: hf_punctcase.labels.COMMAND_LABELS), trained on the dictation corpus and on every other "
+            "corpus as undictated text; a checkpoint without one gets it freshly initialised."
+        },
+    )
+    command_loss_weight: float = field(default=1.0, metadata={"help": "The spoken-command loss's weight."})
     case_loss_weight: float = field(
         default=1.0, metadata={"help": "The casing loss's weight (0, with --punct_loss_weight 0: a disfluency-only model)."}
     )
@@ -133,7 +142,8 @@ class ModelArguments:
             raise ValueError(f"--model_family must be one of {list(MODEL_FAMILY_CHOICES)}, got {self.model_family!r}")
         if self.model_family == "cnn_bilstm":
             for name, value in (("--encoder", self.encoder), ("--num_encoder_layers", self.num_encoder_layers),
-                                ("--lora_r", self.lora_r), ("--disfluency_head", self.disfluency_head)):
+                                ("--lora_r", self.lora_r), ("--disfluency_head", self.disfluency_head),
+                                ("--command_head", self.command_head)):
                 if value:
                     raise ValueError(f"{name} is for the joint transformer, not --model_family cnn_bilstm")
             if not self.model_name_or_path and not self.tokenizer_name_or_path:

@@ -1,0 +1,196 @@
+"""Spoken punctuation (``spoken_punctuation=True``): the commands a dictating speaker says ("chest pain
+period", "new paragraph") become the marks and breaks they dictate, where the model's command head
+reads them as commands; the same words meant as words ("the sigmoid colon", "a period of two weeks")
+stay. The command task (:data:`hf_punctcase.tasks.COMMAND`) names this as its option; the pipeline and
+the torch-free runtime run it through :func:`hf_punctcase.tasks.option_runner`, which checks that the
+model has the head.
+
+One restoration labels every word; then each command's words leave the text and its mark attaches to
+the word before it, replacing the mark the model put there (a dictated mark never doubles a predicted
+one). NEWLINE writes a line break after that word, PARAGRAPH a blank line. The word after a dictated
+sentence end or break starts with a capital. Where nothing was dictated the model's own punctuation
+and casing stand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from .inputs import parse_inputs
+from .labels import MARK_OF_LABEL, SENTENCE_END_LABELS, SPOKEN_COMMANDS, TEXT_OF_COMMAND, apply_case, case_label_of
+
+#: Commands that write a break rather than a mark.
+BREAK_COMMANDS = ("NEWLINE", "PARAGRAPH")
+
+
+def command_spans(words: Sequence[str], labels: Sequence[str]) -> list[tuple[int, int, str]]:
+    """The spoken commands among words with command labels: ``(start, end, command)`` for each run of
+    words that share a command label and spell one of its phrases (:data:`SPOKEN_COMMANDS`), in order.
+    A run that spells none (a lone "mark" labelled QUESTION) is no command: its words stay words."""
+    spans = []
+    i = 0
+    while i < len(words):
+        label = labels[i]
+        end = i + 1
+        while end < len(words) and labels[end] == label:
+            end += 1
+        start = i
+        # A run may hold the same command twice ("period period"): phrases are matched from its start.
+        while label in SPOKEN_COMMANDS and start < end:
+            for phrase in sorted(SPOKEN_COMMANDS[label], key=len, reverse=True):
+                pieces = phrase.split()
+                if start + len(pieces) <= end and [w.lower() for w in words[start : start + len(pieces)]] == pieces:
+                    spans.append((start, start + len(pieces), label))
+                    start += len(pieces)
+                    break
+            else:
+                start += 1
+        i = end
+    return spans
+
+
+def apply_commands(restored: dict, tokens: Sequence) -> dict:
+    """One result of ``spoken_punctuation``: ``restored`` (a restoration whose words carry ``command``)
+    with its commands carried out. ``tokens``: the input's words as given (str or timed dicts).
+
+    Every input word keeps one entry, in order. A command word's entry is the word as given, punctuation
+    "O", the casing it is written in, no scores and no place in the text (``start_char`` and
+    ``end_char`` None), its ``command`` and ``command_score``, ``removed`` True, plus the fields a timed
+    input word carried. Every other entry is the restored one with ``removed`` False and ``dictated``:
+    the commands that attached to it, in order ([] for none); a dictated mark is its ``punctuation``
+    (COLON, SEMICOLON and EXCLAMATION included). ``sentences`` are cut at sentence ends and breaks and
+    refer to input word indices."""
+    entries = restored["words"]
+    if len(entries) != len(tokens):
+        raise RuntimeError(f"internal error: {len(entries)} restored words for {len(tokens)} input words")
+    if entries and "command" not in entries[0]:
+        raise RuntimeError("internal error: the restoration has no command labels")
+    written = [token["word"].strip() if isinstance(token, Mapping) else token for token in tokens]
+    spans = command_spans(written, [entry["command"] for entry in entries])
+    in_command = {i: label for start, end, label in spans for i in range(start, end)}
+
+    # Each command attaches to the last word before it that is no command's.
+    attached: dict[int, list[str]] = {}
+    for start, _, label in spans:
+        previous = next((j for j in range(start - 1, -1, -1) if j not in in_command), None)
+        if previous is not None:
+            attached.setdefault(previous, []).append(label)
+
+    words: list[dict] = []
+    for i, entry in enumerate(entries):
+        if i not in in_command:
+            words.append({**entry, "removed": False, "dictated": []})
+            continue
+        token = tokens[i]
+        removed = {
+            "word": written[i],
+            "punctuation": "O",
+            "casing": case_label_of(written[i]),
+            "punct_score": None,
+            "case_score": None,
+            "start_char": None,
+            "end_char": None,
+            "command": entry["command"],
+            "command_score": entry["command_score"],
+            "removed": True,
+        }
+        if isinstance(token, Mapping):
+            removed.update((key, value) for key, value in token.items() if key not in removed and key != "word")
+        words.append(removed)
+
+    # The marks and breaks, then the capitals they call for, then the text.
+    capitalise_next = False
+    for i, entry in enumerate(words):
+        if entry["removed"]:
+            continue
+        core = _core(entry)
+        if capitalise_next and entry["casing"] == "LOWER":
+            entry["casing"] = "UPPER_FIRST"
+            core = apply_case(core, "UPPER_FIRST")
+        commands = attached.get(i, [])
+        entry["dictated"] = list(commands)
+        marks = [label for label in commands if label not in BREAK_COMMANDS]
+        if marks:
+            entry["punctuation"] = marks[-1]
+            entry["punct_score"] = None
+        entry["word"] = core + MARK_OF_LABEL.get(entry["punctuation"], "")
+        capitalise_next = entry["punctuation"] in SENTENCE_END_LABELS or any(label in BREAK_COMMANDS for label in commands)
+
+    text, kept = _place(words)
+    result = {"text": text, "words": words}
+    if "sentences" in restored:
+        result["sentences"] = _sentences(words, kept, text)
+    if "probabilities" in restored:
+        result["probabilities"] = restored["probabilities"]
+    return result
+
+
+def _core(entry: dict) -> str:
+    """A restored word without the mark the model gave it."""
+    mark = MARK_OF_LABEL.get(entry["punctuation"], "")
+    word = entry["word"]
+    return word[: len(word) - len(mark)] if mark and word.endswith(mark) else word
+
+
+def _separator(entry: dict) -> str:
+    """What follows a kept word in the text: the break its last break command writes, else a space."""
+    breaks = [label for label in entry.get("dictated", ()) if label in BREAK_COMMANDS]
+    return TEXT_OF_COMMAND[breaks[-1]] if breaks else " "
+
+
+def _place(words: list[dict]) -> tuple[str, list[int]]:
+    """The text of the kept words, each followed by its separator (none after the last unless a break),
+    with their ``start_char`` and ``end_char`` set; returns the text and the kept indices."""
+    kept = [i for i, entry in enumerate(words) if not entry["removed"]]
+    parts, position = [], 0
+    for rank, i in enumerate(kept):
+        entry = words[i]
+        entry["start_char"], entry["end_char"] = position, position + len(entry["word"])
+        separator = _separator(entry)
+        if rank == len(kept) - 1 and separator == " ":
+            separator = ""
+        parts.append(entry["word"] + separator)
+        position = entry["end_char"] + len(separator)
+    return "".join(parts), kept
+
+
+def _sentences(words: list[dict], kept: list[int], text: str) -> list[dict]:
+    """Sentences of the kept words, ended by a sentence mark or a break, with input word indices."""
+    result, first = [], None
+    for rank, i in enumerate(kept):
+        first = i if first is None else first
+        entry = words[i]
+        ends = entry["punctuation"] in SENTENCE_END_LABELS or _separator(entry) != " " or rank == len(kept) - 1
+        if ends:
+            start_char, end_char = words[first]["start_char"], entry["end_char"]
+            result.append(
+                {
+                    "text": text[start_char:end_char],
+                    "first_word": first,
+                    "last_word": i,
+                    "start": words[first].get("start"),
+                    "end": entry.get("end"),
+                    "start_char": start_char,
+                    "end_char": end_char,
+                }
+            )
+            first = None
+    return result
+
+
+def restore_with_spoken_punctuation(restore, inputs, is_split_into_words: bool, **options):
+    """``spoken_punctuation=True`` for a restorer (the pipeline, the torch-free runtime): one
+    restoration, then :func:`apply_commands`. ``restore(inputs, is_split_into_words, **options)`` is the
+    restorer's own call."""
+    items, single = parse_inputs(inputs, is_split_into_words)
+    if not items:
+        return []
+    batch = [inputs] if single else list(inputs)
+    first = restore(inputs, is_split_into_words, **options)
+    first = [first] if single else first
+    tokens = [item.split() if isinstance(item, str) else list(item) for item in batch]
+    results = [apply_commands(result, words) for result, words in zip(first, tokens)]
+    return results[0] if single else results
+
+
+__all__ = ["BREAK_COMMANDS", "apply_commands", "command_spans", "restore_with_spoken_punctuation"]

@@ -1,0 +1,173 @@
+"""Spoken punctuation: dictated transcripts for training, command spans, and carrying commands out."""
+
+from __future__ import annotations
+
+import random
+
+import datasets
+import pytest
+import torch
+from conftest import tiny_config
+from transformers import Trainer, TrainingArguments
+
+import hf_punctcase
+from hf_punctcase.data.dictation import LITERAL_USES, dictate
+from hf_punctcase.dictation import apply_commands, command_spans
+from hf_punctcase.labels import COMMAND_LABELS, DEFAULT_CASE_LABELS, DEFAULT_PUNCT_LABELS, LabelScheme
+from hf_punctcase.tasks import COMMAND, tasks_of
+from hf_punctcase.tokenization import tokenize_dataset
+from hf_punctcase.training.collator import DataCollatorForJointTokenClassification
+
+SCHEME = LabelScheme()
+REPORT = "SUBJECTIVE: She has chest pain. Does it hurt?\nPLAN: Stop the ibuprofen; see me in two weeks!"
+
+
+def spoken(labeled, command):
+    return [w for w, c in zip(labeled.words, command) if c == "WORD"]
+
+
+def test_every_mark_spoken_at_rate_one_and_none_at_rate_zero():
+    labeled, command = dictate(REPORT, SCHEME, random.Random(0), rate=1.0, literal_uses=False)
+    spans = [label for _, _, label in command_spans(labeled.words, command)]
+    assert spans[:3] == ["COLON", "PERIOD", "QUESTION"] and spans[3] in ("NEWLINE", "PARAGRAPH")
+    assert spans[4:] == ["COLON", "SEMICOLON", "EXCLAMATION"]
+    assert sum(c != "WORD" for c in command) == sum(end - start for start, end, _ in command_spans(labeled.words, command))
+    assert set(labeled.punct) == {"O"}  # every mark was spoken
+    assert labeled.case[labeled.words.index("does")] == "UPPER_FIRST"  # the capital after a spoken period stays
+    plain, none = dictate(REPORT, SCHEME, random.Random(0), rate=0.0, literal_uses=False)
+    reference = SCHEME.parse(REPORT.replace("\n", " "))
+    assert set(none) == {"WORD"} and plain.words == reference.words and plain.punct == reference.punct
+    assert spoken(labeled, command) == reference.words  # the words meant as words, in order
+
+
+def test_literal_uses_are_mixed_in_as_words():
+    text = " ".join(["She is well."] * 400)
+    labeled, command = dictate(text, SCHEME, random.Random(1), rate=1.0)
+    joined = " ".join(w for w, c in zip(labeled.words, command) if c == "WORD")
+    literal = [s for s in LITERAL_USES if " ".join(SCHEME.parse(s).words) in joined]
+    assert len(literal) >= 3
+
+
+@pytest.mark.parametrize(
+    ("words", "labels", "spans"),
+    [
+        ("chest pain period new paragraph he".split(), ["WORD", "WORD", "PERIOD", "PARAGRAPH", "PARAGRAPH", "WORD"],
+         [(2, 3, "PERIOD"), (3, 5, "PARAGRAPH")]),
+        ("a question mark".split(), ["WORD", "QUESTION", "QUESTION"], [(1, 3, "QUESTION")]),
+        ("full marks".split(), ["WORD", "QUESTION"], []),  # a run that spells no command stays words
+        ("pain period period".split(), ["WORD", "PERIOD", "PERIOD"], [(1, 2, "PERIOD"), (2, 3, "PERIOD")]),
+        ("pain full stop".split(), ["WORD", "PERIOD", "PERIOD"], [(1, 3, "PERIOD")]),
+    ],
+)
+def test_command_spans(words, labels, spans):
+    assert command_spans(words, labels) == spans
+
+
+def restored(words, punct, case, command, timed=None):
+    """A restoration as the pipeline gives it, from labels (with the times of timed input words)."""
+    entries = []
+    for i, (word, p, c, k) in enumerate(zip(words, punct, case, command)):
+        entries.append({
+            "word": SCHEME.render_word(word, p, c), "punctuation": p, "casing": c, "punct_score": 0.9,
+            "case_score": 0.9, "command": k, "command_score": 0.8,
+            **({"start": timed[i]["start"], "end": timed[i]["end"]} if timed else {}),
+        })
+    return {"text": " ".join(e["word"] for e in entries), "words": entries, "sentences": []}
+
+
+def test_commands_become_marks_and_breaks_and_the_rest_stays():
+    words = "chest pain period he denies fever comma cough new paragraph assessment colon the sigmoid colon is normal".split()
+    punct = ["O", "COMMA", "O", "O", "O", "O", "O", "O", "O", "O", "O", "O", "O", "O", "O", "O", "PERIOD"]
+    case = ["UPPER_FIRST"] + ["LOWER"] * 16
+    command = ["WORD", "WORD", "PERIOD", "WORD", "WORD", "WORD", "COMMA", "WORD", "PARAGRAPH", "PARAGRAPH", "WORD",
+               "COLON", "WORD", "WORD", "WORD", "WORD", "WORD"]
+    timed = [{"word": w, "start": float(i), "end": i + 0.5} for i, w in enumerate(words)]
+    result = apply_commands(restored(words, punct, case, command, timed), timed)
+    # The dictated period replaces the predicted comma (no doubling); a capital follows it and the break.
+    assert result["text"] == "Chest pain. He denies fever, cough\n\nAssessment: the sigmoid colon is normal."
+    assert len(result["words"]) == len(words)
+    removed = [e["word"] for e in result["words"] if e["removed"]]
+    assert removed == ["period", "comma", "new", "paragraph", "colon"]
+    assert all(e["start_char"] is None and "start" in e for e in result["words"] if e["removed"])
+    for entry in result["words"]:
+        if not entry["removed"]:
+            assert result["text"][entry["start_char"]:entry["end_char"]] == entry["word"]
+    assert result["words"][1]["dictated"] == ["PERIOD"] and result["words"][1]["punctuation"] == "PERIOD"
+    assert result["words"][7]["dictated"] == ["PARAGRAPH"]
+    assert [s["text"] for s in result["sentences"]] == ["Chest pain.", "He denies fever, cough", "Assessment: the sigmoid colon is normal."]
+    assert result["sentences"][1]["first_word"] == 3 and result["sentences"][1]["end"] == 7.5
+
+
+def test_a_command_with_no_word_before_it_is_dropped_and_a_text_of_commands_is_empty():
+    result = apply_commands(restored(["period"], ["PERIOD"], ["LOWER"], ["PERIOD"]), ["period"])
+    assert result["text"] == "" and result["words"][0]["removed"]
+
+
+# ---- end to end on a tiny model ---------------------------------------------------------------------
+
+SENTENCES = [
+    "The patient had chest pain.", "Does it hurt?", "She has a fever, a cough and a headache.", "We think it works.",
+    "The doctor asked whether the patient had any pain.", "It was really hard to say.",
+] * 3 + list(LITERAL_USES[:6])
+
+
+def dictation_dataset(seed: int, num_documents: int) -> datasets.Dataset:
+    rng = random.Random(seed)
+    rows = {"doc_id": [], "words": [], "punct": [], "case": [], "command": []}
+    for doc in range(num_documents):
+        text = "\n".join(" ".join(rng.choice(SENTENCES) for _ in range(3)) for _ in range(2))
+        labeled, command = dictate(text, SCHEME, rng, literal_uses=False)
+        rows["doc_id"].append(str(doc))
+        rows["words"].append(labeled.words)
+        rows["punct"].append([SCHEME.punct2id[p] for p in labeled.punct])
+        rows["case"].append([SCHEME.case2id[c] if c else -1 for c in labeled.case])
+        rows["command"].append([COMMAND_LABELS.index(c) for c in command])
+    features = datasets.Features({
+        "doc_id": datasets.Value("string"),
+        "words": datasets.Sequence(datasets.Value("string")),
+        "punct": datasets.Sequence(datasets.ClassLabel(names=list(DEFAULT_PUNCT_LABELS))),
+        "case": datasets.Sequence(datasets.ClassLabel(names=list(DEFAULT_CASE_LABELS))),
+        "command": datasets.Sequence(datasets.ClassLabel(names=list(COMMAND_LABELS))),
+    })
+    return datasets.Dataset.from_dict(rows, features=features)
+
+
+@pytest.fixture(scope="module")
+def command_model(tiny_tokenizer, tmp_path_factory):
+    torch.manual_seed(0)
+    config = tiny_config(command_labels=list(COMMAND_LABELS))
+    model = hf_punctcase.JointTokenClassificationModel(config)
+    model_tasks = tasks_of(config)
+    train = tokenize_dataset(dictation_dataset(0, 320), tiny_tokenizer, 128, tasks=model_tasks)
+    folder = tmp_path_factory.mktemp("command_model")
+    args = TrainingArguments(
+        output_dir=str(folder / "run"), report_to="none", use_cpu=True, max_steps=300, learning_rate=3e-3,
+        per_device_train_batch_size=8, save_strategy="no", logging_strategy="no",
+        label_names=[task.label_field for task in model_tasks], seed=0,
+    )
+    Trainer(model=model, args=args, train_dataset=train, data_collator=DataCollatorForJointTokenClassification(tiny_tokenizer)).train()
+    model.save_pretrained(folder / "model")
+    tiny_tokenizer.save_pretrained(folder / "model")
+    return str(folder / "model")
+
+
+def test_spoken_punctuation_through_the_pipeline(command_model):
+    pipe = hf_punctcase.load_pipeline(command_model, dtype=torch.float32)
+    assert COMMAND in pipe.model_tasks
+    text = "the patient had chest pain period does it hurt question mark new paragraph we think it works"
+    labelled = pipe(text)
+    assert [e["command"] for e in labelled["words"]][5] == "PERIOD"
+    result = pipe(text, spoken_punctuation=True, return_sentences=True)
+    words = text.split()
+    assert [e["word"].lower().rstrip(".,?!:;") for e in result["words"]] == words  # one entry per input word, in order
+    kept = [e for e in result["words"] if not e["removed"]]
+    assert result["text"].split() == [e["word"] for e in kept]
+    assert "period" not in result["text"].lower() and "chest pain." in result["text"].lower()
+    assert "\n\n" in result["text"]
+    # Without the option the command words are words.
+    assert len(labelled["text"].split()) == len(words)
+
+
+def test_spoken_punctuation_needs_the_head(tiny_pipeline):
+    with pytest.raises(ValueError, match="spoken command head"):
+        tiny_pipeline("so what period", spoken_punctuation=True)
