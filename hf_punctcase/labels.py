@@ -32,6 +32,8 @@ DEFAULT_CASE_LABELS: tuple[str, ...] = ("LOWER", "UPPER_FIRST", "ALL_UPPER", "MI
 #: going"); FLUENT for every other word, the words a fluent transcript keeps.
 DISFLUENCY_LABELS: tuple[str, ...] = ("FLUENT", "DISFLUENT")
 
+#: Paragraph classes of a word: END for the last word of a paragraph, INSIDE for every other word.
+PARAGRAPH_LABELS: tuple[str, ...] = ("INSIDE", "END")
 #: Spoken-command classes of a word (dictation): WORD for a word meant as a word, else the mark or break
 #: that the command it is part of dictates ("period" in "chest pain period", both words of "new paragraph").
 COMMAND_LABELS: tuple[str, ...] = (

@@ -31,7 +31,8 @@ import numpy as np
 
 from .dictation import restore_with_spoken_punctuation
 from .fluency import restore_without_disfluencies
-from .labels import COMMAND_LABELS, DEFAULT_CASE_LABELS, DEFAULT_PUNCT_LABELS, DISFLUENCY_LABELS
+from .labels import COMMAND_LABELS, DEFAULT_CASE_LABELS, DEFAULT_PUNCT_LABELS, DISFLUENCY_LABELS, PARAGRAPH_LABELS
+from .paragraphs import restore_in_paragraphs
 
 
 @dataclass(frozen=True)
@@ -230,6 +231,20 @@ COMMAND = register_task(
         ),
     )
 )
+PARAGRAPH = register_task(
+    Task(
+        "paragraph", PARAGRAPH_LABELS, config_field="paragraph_labels", word_column="paragraph",
+        output_field="paragraph_end", score_field="paragraph_end_score", loss_weight_field="paragraph_loss_weight",
+        positive_label="END", title="paragraph", description="where a paragraph ends",
+        option=TaskOption(
+            "paragraphs",
+            help="write a blank line between paragraphs where the model ends one (models with a paragraph head; "
+            "with --json the result lists the paragraphs with their first and last word and times)",
+            label="paragraphs",
+            run=restore_in_paragraphs,
+        ),
+    )
+)
 
 def tasks_of(config: Any) -> tuple[Task, ...]:
     """The tasks a model has, by its config (object or config.json dict): every registered task whose
@@ -281,6 +296,7 @@ __all__ = [
     "CASING",
     "COMMAND",
     "DISFLUENCY",
+    "PARAGRAPH",
     "PUNCTUATION",
     "TASKS",
     "Task",

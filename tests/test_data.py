@@ -380,3 +380,19 @@ def test_dictation_speaks_marks_as_commands_and_labels_every_other_corpus_as_wor
     # Every other corpus is undictated: all its words are words.
     ted = load_punct_case_dataset("ted", corpus)
     assert {c for split in ted for row in ted[split] for c in row["command"]} == {COMMAND_LABELS.index("WORD")}
+
+
+def test_ted_talks_give_their_paragraphs_and_other_corpora_none(corpus):
+    from hf_punctcase.labels import PARAGRAPH_LABELS
+
+    talks = corpus / "ted" / "talks.jsonl"
+    extra = {"collection": "ted", "title": "paragraphs", "punctuated": True, "duplicate_of": None, "overlaps_iwslt_eval": [],
+             "text": "First we waited. Then it came.\nIt was big.\nThe end."}
+    talks.write_text(talks.read_text() + "\n" + json.dumps(extra))
+    ds = load_punct_case_dataset("ted", corpus)
+    row = next(r for split in ds for r in ds[split] if r["words"][:3] == ["first", "we", "waited"])
+    ends = [w for w, p in zip(row["words"], row["paragraph"]) if PARAGRAPH_LABELS[p] == "END"]
+    assert ends == ["came", "big", "end"]
+    iwslt = [r for r in ds["validation"]]  # IWSLT's lines are segments, not paragraphs: unknown
+    assert iwslt and all(set(r["paragraph"]) == {-1} for r in iwslt)
+    assert {p for split in load_punct_case_dataset("swda", corpus).values() for r in split for p in r["paragraph"]} == {-1}

@@ -77,3 +77,36 @@ print("OK")
     result = _run_without_plugin(script, tmp_path)
     assert result.returncode == 0, result.stderr[-3000:]
     assert result.stdout.strip() == "OK" and "Do you wish" not in result.stderr
+
+
+def test_checkpoints_carry_the_code_the_run_started_with_when_files_change_on_disk(tmp_path, monkeypatch, tiny_tokenizer):
+    """A training run saves a checkpoint every few minutes for hours; editing the package meanwhile (an
+    import added to a bundled module) made its next save fail, and a changed file would have put code
+    the run never ran into its checkpoints. The bundle is read once, as the run starts."""
+    import importlib
+    import textwrap
+
+    from conftest import tiny_config
+
+    from hf_punctcase.export.remote_code import bundle_sources
+    from hf_punctcase.training.run import hold_remote_code
+
+    package = tmp_path / "edited_family"
+    package.mkdir()
+    module = package / "modeling.py"
+    module.write_text(textwrap.dedent('''
+        from hf_punctcase.models.joint_transformer.modeling import JointTokenClassificationModel
+
+
+        class EditedModel(JointTokenClassificationModel):
+            """A model whose module is edited while it trains."""
+    '''))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    model_class = importlib.import_module("edited_family.modeling").EditedModel
+    model = model_class(tiny_config())
+    hold_remote_code(model)  # as a training run does when it starts
+    started_with = bundle_sources(model_class)["modeling.py"]
+    module.write_text(module.read_text() + "\nfrom hf_punctcase.hub import push_to_hub  # an edit made mid-run\n")
+    model.save_pretrained(tmp_path / "checkpoint")
+    assert (tmp_path / "checkpoint" / "modeling.py").read_text() == started_with
+    assert "an edit made mid-run" not in started_with

@@ -204,6 +204,7 @@ def add_asr_noise(dataset, model: AsrNoiseModel, seed: int = 0):
             "disfluency": [-1] * len(hypothesis.words),
             # Words an ASR system may drop or change are no dictated command's: unknown, as disfluency.
             "command": [-1] * len(hypothesis.words),
+            "paragraph": [-1] * len(hypothesis.words),
         }
 
     return dataset.map(noisy, with_indices=True, desc="simulated ASR noise")

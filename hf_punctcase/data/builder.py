@@ -1,9 +1,11 @@
 """`load_punct_case_dataset`: any supported corpus as a `datasets.DatasetDict` with unified features.
 
 Features: ``doc_id``, ``domain``, ``words`` (list of str), ``punct``, ``case``, ``disfluency`` and
-``command`` (ClassLabel sequences from the one label scheme; -1 where a source cannot give a label, e.g.
+``command`` and ``paragraph`` (ClassLabel sequences from the one label scheme; -1 where a source cannot give a label, e.g.
 the casing of lowercase dialogues, so that it is ignored in the loss rather than guessed). ``command``
-is WORD for every word of a corpus that nobody dictated; the ``dictation`` source gives spoken commands. Splits are by document
+is WORD for every word of a corpus that nobody dictated; the ``dictation`` source gives spoken commands.
+``paragraph`` marks the last word of each paragraph END where a corpus keeps its paragraphs (the TED
+talks' transcribers' line breaks), and is unknown elsewhere. Splits are by document
 (no document is in two splits): a corpus's own splits where it has them, otherwise a stable hash of
 the document id. Documents are chunked into examples of at most ``max_words`` words, cut at sentence
 ends where possible, or (``windows=True``, as training uses them) into consecutive windows of
@@ -28,6 +30,7 @@ from datasets.exceptions import DatasetGenerationError
 
 from ..labels import (
     COMMAND_LABELS,
+    PARAGRAPH_LABELS,
     DEFAULT_CASE_LABELS,
     DEFAULT_PUNCT_LABELS,
     LEADING_PUNCTUATION,
@@ -74,6 +77,7 @@ def features_for(scheme: LabelScheme, written_forms: bool = False) -> datasets.F
         "case": datasets.Sequence(datasets.ClassLabel(names=list(scheme.case_labels))),
         "disfluency": datasets.Sequence(datasets.ClassLabel(names=list(DISFLUENCY_LABELS))),
         "command": datasets.Sequence(datasets.ClassLabel(names=list(COMMAND_LABELS))),
+        "paragraph": datasets.Sequence(datasets.ClassLabel(names=list(PARAGRAPH_LABELS))),
     }
     if written_forms:
         features["written"] = datasets.Sequence(datasets.Value("string"))
@@ -114,9 +118,14 @@ def consecutive_windows(num_words: int, window_words: int) -> Iterator[tuple[int
 Source = Callable[[Path, dict], Iterator[tuple]]
 
 
+#: A source's head labels that say "derive the paragraph column from the text's lines".
+PARAGRAPHS_FROM_LINES = {"paragraph": "lines"}
+
+
 def _ted(root: Path, options: dict):
     for doc_id, text in read_ted_talks(root / "ted" / "talks.jsonl"):
-        yield document_split(doc_id, validation=0.0, test=0.05), doc_id, text, True
+        # The transcribers' paragraphs are the text's lines.
+        yield document_split(doc_id, validation=0.0, test=0.05), doc_id, text, True, PARAGRAPHS_FROM_LINES
     iwslt = [root / "iwslt" / "dev2010_cased.txt", root / "iwslt" / "tst2012_cased.txt"]
     for doc_id, text in read_iwslt_cased(iwslt):
         yield "validation", doc_id, text, True
@@ -333,6 +342,24 @@ def _written_forms(tokens: Sequence[str], token_of_word: Sequence[int]) -> list[
     return [split_trailing_marks(tokens[index].lstrip(LEADING_PUNCTUATION))[0] for index in token_of_word]
 
 
+def _paragraph_ends(text: str, token_of_word: Sequence[int]) -> list[str]:
+    """Each word's paragraph label where the text's lines are its paragraphs: END for the last word of
+    each line (a line's last token may be a lone mark, which belongs to the word before it)."""
+    line_ends, count = [], 0
+    for line in text.split("\n"):
+        count += len(line.split())
+        if line.split():
+            line_ends.append(count - 1)
+    labels = ["INSIDE"] * len(token_of_word)
+    word = 0
+    for end in line_ends:
+        while word + 1 < len(token_of_word) and token_of_word[word + 1] <= end:
+            word += 1
+        if token_of_word and token_of_word[word] <= end:
+            labels[word] = "END"
+    return labels
+
+
 def _examples(
     name: str,
     root: str | None,
@@ -350,6 +377,7 @@ def _examples(
     punct2id, case2id = scheme.punct2id, scheme.case2id
     disfluency2id = {label: i for i, label in enumerate(DISFLUENCY_LABELS)}
     command2id = {label: i for i, label in enumerate(COMMAND_LABELS)}
+    paragraph2id = {label: i for i, label in enumerate(PARAGRAPH_LABELS)}
     for doc_split, doc_id, document, has_casing, *extra in reader(Path(root) if root else None, options):
         if doc_split != split:
             continue
@@ -369,6 +397,9 @@ def _examples(
         heads = (extra[0] if isinstance(extra[0], dict) else {"disfluency": extra[0]}) if extra else {}
         disfluency = [disfluency2id[d] if d is not None else MISSING_LABEL for d in heads.get("disfluency", [None] * len(labeled))]
         command = [command2id[c] for c in heads.get("command", ["WORD"] * len(labeled))]
+        paragraph = [MISSING_LABEL] * len(labeled)
+        if heads.get("paragraph") == "lines" and isinstance(document, str):
+            paragraph = [paragraph2id[p] for p in _paragraph_ends(document, token_of_word)]
         spans = consecutive_windows(len(labeled), max_words) if windows else chunk_at_sentences(labeled, max_words)
         for start, end in spans:
             example = {
@@ -381,6 +412,7 @@ def _examples(
                 ],
                 "disfluency": disfluency[start:end],
                 "command": command[start:end],
+                "paragraph": paragraph[start:end],
             }
             if written_forms:
                 example["written"] = written[start:end]

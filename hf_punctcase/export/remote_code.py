@@ -44,6 +44,7 @@ SHARED_MODULES = {
     "tasks.py": "hf_punctcase.tasks",
     "fluency.py": "hf_punctcase.fluency",
     "dictation.py": "hf_punctcase.dictation",
+    "paragraphs.py": "hf_punctcase.paragraphs",
     "runtime_onnx_backend.py": "hf_punctcase.runtime.onnx_backend",
     "common_modeling.py": "hf_punctcase.models.common.modeling",
     "common_configuration.py": "hf_punctcase.models.common.configuration",
@@ -114,16 +115,29 @@ class RemoteCodeExporter:
         return write_bundle(save_directory, type(model))
 
 
+#: Each model class's bundle, made once a process: every checkpoint a run saves carries the code the
+#: run started with, even when the package's files are edited on disk while it trains.
+_BUNDLES: dict[type, dict[str, str]] = {}
+
+
+def bundle_sources(model_class: type) -> dict[str, str]:
+    """Flat file name → source of ``model_class``'s remote-code bundle, read from disk the first time it
+    is asked for in this process (a training run asks as it starts) and kept."""
+    if model_class not in _BUNDLES:
+        modules = bundle_modules(model_class)
+        flat_names = {module: file_name[: -len(".py")] for file_name, module in modules.items()}
+        _BUNDLES[model_class] = {file_name: flatten_module(module, flat_names) for file_name, module in modules.items()}
+    return _BUNDLES[model_class]
+
+
 def write_bundle(save_directory: str | os.PathLike, model_class: type) -> list[Path]:
-    """Write ``model_class``'s remote-code bundle into ``save_directory`` (each file atomically)."""
-    modules = bundle_modules(model_class)
-    flat_names = {module: file_name[: -len(".py")] for file_name, module in modules.items()}
+    """Write ``model_class``'s remote-code bundle (:func:`bundle_sources`) into ``save_directory`` (each file atomically)."""
     written = []
-    for file_name, module in modules.items():
+    for file_name, source in bundle_sources(model_class).items():
         path = Path(save_directory) / file_name
-        atomic_write_text(path, flatten_module(module, flat_names))
+        atomic_write_text(path, source)
         written.append(path)
     return written
 
 
-__all__ = ["REMOTE_CODE_TASK", "RemoteCodeExporter", "bundle_modules", "flatten_module", "write_bundle"]
+__all__ = ["REMOTE_CODE_TASK", "RemoteCodeExporter", "bundle_modules", "bundle_sources", "flatten_module", "write_bundle"]

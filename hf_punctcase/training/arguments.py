@@ -106,6 +106,14 @@ class ModelArguments:
         },
     )
     command_loss_weight: float = field(default=1.0, metadata={"help": "The spoken-command loss's weight."})
+    paragraph_head: bool = field(
+        default=False,
+        metadata={
+            "help": "Give the joint transformer a paragraph head (INSIDE / END per word), trained on corpora that keep "
+            "their paragraphs (the TED talks); a checkpoint without one gets it freshly initialised."
+        },
+    )
+    paragraph_loss_weight: float = field(default=1.0, metadata={"help": "The paragraph loss's weight."})
     case_loss_weight: float = field(
         default=1.0, metadata={"help": "The casing loss's weight (0, with --punct_loss_weight 0: a disfluency-only model)."}
     )
@@ -143,7 +151,7 @@ class ModelArguments:
         if self.model_family == "cnn_bilstm":
             for name, value in (("--encoder", self.encoder), ("--num_encoder_layers", self.num_encoder_layers),
                                 ("--lora_r", self.lora_r), ("--disfluency_head", self.disfluency_head),
-                                ("--command_head", self.command_head)):
+                                ("--command_head", self.command_head), ("--paragraph_head", self.paragraph_head)):
                 if value:
                     raise ValueError(f"{name} is for the joint transformer, not --model_family cnn_bilstm")
             if not self.model_name_or_path and not self.tokenizer_name_or_path:

@@ -10,7 +10,7 @@ from transformers import AutoConfig, AutoTokenizer, PreTrainedModel, PreTrainedT
 
 from ..auto import AutoModelForJointTokenClassification
 from ..checkpoints import resolve
-from ..labels import COMMAND_LABELS, DISFLUENCY_LABELS, LabelScheme
+from ..labels import COMMAND_LABELS, DISFLUENCY_LABELS, PARAGRAPH_LABELS, LabelScheme
 from ..models import FAMILIES
 from ..models.joint_transformer import JointTokenClassificationConfig
 from ..quantization import simulate_int8_storage
@@ -38,6 +38,10 @@ def build_model(
             if config.model_type != JointTokenClassificationConfig.model_type:
                 raise ValueError(f"--command_head is for the joint transformer, not a {config.model_type} checkpoint")
             config.command_labels = list(COMMAND_LABELS)
+        if model_args.paragraph_head:
+            if config.model_type != JointTokenClassificationConfig.model_type:
+                raise ValueError(f"--paragraph_head is for the joint transformer, not a {config.model_type} checkpoint")
+            config.paragraph_labels = list(PARAGRAPH_LABELS)
         model = AutoModelForJointTokenClassification.from_pretrained(path, config=config, trust_remote_code=False)
         family = model_args.model_family
         if family is not None and FAMILIES[family].model_type != model.config.model_type:
@@ -59,6 +63,8 @@ def build_model(
             model.config.disfluency_loss_weight = model_args.disfluency_loss_weight
             if getattr(model.config, "command_labels", None):
                 model.config.command_loss_weight = model_args.command_loss_weight
+            if getattr(model.config, "paragraph_labels", None):
+                model.config.paragraph_loss_weight = model_args.paragraph_loss_weight
         model.config.validate_loss_options()
         return model, AutoTokenizer.from_pretrained(path), str(model_args.model_name_or_path)
     family = FAMILIES[model_args.model_family or "joint_transformer"]

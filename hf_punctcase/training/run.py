@@ -49,6 +49,7 @@ from ..cards.checkpoint import card_for_checkpoint
 from ..cards.training_records import TRAINING_RECORD, checkpoint_step
 from ..data import CorpusSpec, count_words
 from ..evaluation import compute_metrics_for, evaluate_dataset
+from ..export.remote_code import bundle_sources
 from ..hub import push_to_hub
 from ..labels import LabelScheme
 from ..quantization import stop_simulating_int8_storage
@@ -95,6 +96,9 @@ def run(
         train, teacher_record = teacher_labelled(train, distillation, bf16=training_args.bf16)
 
     model, tokenizer, source = prepared_model(model_args, scheme, mixture.lexicon)
+    # Read the remote-code bundle now: every checkpoint then carries the code the run started with, even
+    # when the package's files are edited on disk while it trains.
+    hold_remote_code(model)
     model_tasks = tasks_of(model.config)
     train_tokens = tokenize_dataset(
         train, tokenizer, data_args.max_seq_length, lowercase=model.config.lowercase_input,
@@ -147,6 +151,14 @@ def run(
 
 #: The file a Trainer writes last into a checkpoint: a checkpoint without it was cut off while saving.
 TRAINER_STATE = "trainer_state.json"
+
+
+def hold_remote_code(model: PreTrainedModel) -> None:
+    """Read the code a checkpoint of ``model`` carries (its remote-code bundle) once, now, if the model
+    saves one (an adapter-wrapped model: its base model's)."""
+    base = model.get_base_model() if hasattr(model, "get_base_model") else model
+    if getattr(type(base), "remote_code_exporter", None) is not None:
+        bundle_sources(type(base))
 
 
 def latest_whole_checkpoint(output_dir: str | os.PathLike) -> str | None:

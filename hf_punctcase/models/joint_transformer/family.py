@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ...labels import COMMAND_LABELS, DISFLUENCY_LABELS, LabelScheme
+from ...labels import COMMAND_LABELS, DISFLUENCY_LABELS, PARAGRAPH_LABELS, LabelScheme
 from ...tasks import DISFLUENCY
 from ..common.family import ModelFamily
 from .configuration import JointTokenClassificationConfig
@@ -48,6 +48,11 @@ def new_model(model_args, scheme: LabelScheme, lexicon: dict[str, str], punct_lo
         head_dependency=model_args.head_dependency,
         disfluency_loss_weight=model_args.disfluency_loss_weight,
         **({"command_labels": list(COMMAND_LABELS), "command_loss_weight": model_args.command_loss_weight} if model_args.command_head else {}),
+        **(
+            {"paragraph_labels": list(PARAGRAPH_LABELS), "paragraph_loss_weight": model_args.paragraph_loss_weight}
+            if model_args.paragraph_head
+            else {}
+        ),
         case_loss_weight=model_args.case_loss_weight,
     )
     return model, AutoTokenizer.from_pretrained(source), str(source)

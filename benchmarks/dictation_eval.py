@@ -1,0 +1,112 @@
+#!/usr/bin/env python
+"""Dictation benchmark: ``spoken_punctuation=True`` through the public pipeline on a dictation set.
+
+    python benchmarks/dictation_eval.py --model runs/default_dictation_head/final
+    python benchmarks/dictation_eval.py --model MODEL --set benchmarks/data/dictation_dev.txt --show-errors
+
+The set (default: benchmarks/data/dictation_dev.txt, hand-written, apart from the training data) has one
+dictated transcript a line: ``[words]`` are a spoken command, ``{words}`` command words meant as words.
+Reported: the share of commands carried out (all of the command's words left out of the text and its
+mark or break on the word before it), per command and overall; the share of literal uses kept as words;
+the share of every other word kept.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from collections import Counter
+from pathlib import Path
+
+import hf_punctcase
+from hf_punctcase.labels import SPOKEN_COMMANDS
+
+DEFAULT_SET = Path(__file__).parent / "data" / "dictation_dev.txt"
+_SEGMENT = re.compile(r"\[([^\]]+)\]|\{([^}]+)\}|(\S+)")
+_COMMAND_OF_PHRASE = {phrase: label for label, phrases in SPOKEN_COMMANDS.items() for phrase in phrases}
+
+
+def parse_line(line: str) -> tuple[list[str], list[str], list[tuple[int, int, str]]]:
+    """A marked-up line: its words, each word's role (COMMAND, LITERAL or WORD) and its commands
+    ``(start, end, label)``."""
+    words, roles, commands = [], [], []
+    for command, literal, word in _SEGMENT.findall(line):
+        if command:
+            pieces = command.split()
+            label = _COMMAND_OF_PHRASE.get(" ".join(pieces))
+            if label is None:
+                raise ValueError(f"[{command}] is no spoken command: {line!r}")
+            commands.append((len(words), len(words) + len(pieces), label))
+            words += pieces
+            roles += ["COMMAND"] * len(pieces)
+        elif literal:
+            pieces = literal.split()
+            words += pieces
+            roles += ["LITERAL"] * len(pieces)
+        else:
+            words.append(word)
+            roles.append("WORD")
+    return words, roles, commands
+
+
+def read_set(path: Path) -> list[str]:
+    return [line.strip() for line in path.read_text(encoding="utf-8").splitlines() if line.strip() and not line.startswith("#")]
+
+
+def score(pipe, lines: list[str], show_errors: bool = False) -> dict:
+    carried, said = Counter(), Counter()
+    kept = Counter()
+    totals = Counter()
+    for line in lines:
+        words, roles, commands = parse_line(line)
+        result = pipe(" ".join(words), spoken_punctuation=True)
+        entries = result["words"]
+        for role, entry in zip(roles, entries):
+            if role != "COMMAND":
+                totals[role] += 1
+                kept[role] += not entry["removed"]
+        errors = []
+        for start, end, label in commands:
+            said[label] += 1
+            before = next((j for j in range(start - 1, -1, -1) if not entries[j]["removed"]), None)
+            done = all(entries[j]["removed"] for j in range(start, end)) and (
+                before is None or label in entries[before].get("dictated", [])
+            )
+            carried[label] += done
+            if not done:
+                errors.append(" ".join(words[start:end]))
+        lost = [w for w, role, e in zip(words, roles, entries) if role != "COMMAND" and e["removed"]]
+        if show_errors and (errors or lost):
+            print(f"{line}\n  -> {result['text']!r}\n  missed: {errors} lost: {lost}", file=sys.stderr)
+    commands_said = sum(said.values())
+    return {
+        "commands": commands_said,
+        "commands_carried_out": sum(carried.values()) / commands_said if commands_said else None,
+        "per_command": {label: {"said": said[label], "carried_out": carried[label] / said[label]} for label in sorted(said)},
+        "literal_uses": totals["LITERAL"],
+        "literal_uses_kept": kept["LITERAL"] / totals["LITERAL"] if totals["LITERAL"] else None,
+        "other_words": totals["WORD"],
+        "other_words_kept": kept["WORD"] / totals["WORD"] if totals["WORD"] else None,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--model", required=True, help="a checkpoint with a spoken-command head")
+    parser.add_argument("--set", type=Path, default=DEFAULT_SET)
+    parser.add_argument("--show-errors", action="store_true")
+    parser.add_argument("--json", type=Path, help="also write the scores here")
+    args = parser.parse_args(argv)
+    pipe = hf_punctcase.load_pipeline(args.model)
+    scores = {"model": args.model, "set": str(args.set), **score(pipe, read_set(args.set), args.show_errors)}
+    text = json.dumps(scores, indent=2)
+    print(text)
+    if args.json:
+        args.json.write_text(text + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,90 @@
+"""Paragraphs (``paragraphs=True``): the restored text cut into paragraphs where the model's paragraph
+head ends one, written with a blank line between them, and listed with their words and times. The
+paragraph task (:data:`hf_punctcase.tasks.PARAGRAPH`) names this as its option; the pipeline and the
+torch-free runtime run it through :func:`hf_punctcase.tasks.option_runner`, which checks that the
+model has the head.
+
+A paragraph ends only where a sentence does: a word the head marks ``paragraph_end`` whose punctuation
+ends no sentence starts no paragraph. The words, their labels and the sentences are those of one
+restoration; only the separators and the character offsets change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .inputs import parse_inputs
+from .labels import SENTENCE_END_LABELS
+
+#: What separates two paragraphs in the text.
+PARAGRAPH_BREAK = "\n\n"
+
+
+def paragraph_ends(words: Sequence[dict]) -> list[int]:
+    """The indices of the words that end a paragraph: those the head marks ``paragraph_end`` that end a
+    sentence, and the last word."""
+    ends = [
+        i for i, entry in enumerate(words[:-1])
+        if entry.get("paragraph_end") and entry.get("punctuation") in SENTENCE_END_LABELS
+    ]
+    return ends + [len(words) - 1] if words else []
+
+
+def cut_into_paragraphs(restored: dict) -> dict:
+    """``restored`` (a restoration whose words carry ``paragraph_end``) with a blank line between its
+    paragraphs, its words' ``start_char`` and ``end_char`` and its sentences' moved to match, and
+    ``paragraphs``: ``{"text", "first_word", "last_word", "start", "end", "start_char", "end_char"}``
+    each, as sentences are given."""
+    words = [dict(entry) for entry in restored["words"]]
+    if words and "paragraph_end" not in words[0]:
+        raise RuntimeError("internal error: the restoration has no paragraph labels")
+    ends = paragraph_ends(words)
+    breaks = set(ends[:-1])
+    parts, position = [], 0
+    for i, entry in enumerate(words):
+        entry["start_char"], entry["end_char"] = position, position + len(entry["word"])
+        separator = "" if i == len(words) - 1 else (PARAGRAPH_BREAK if i in breaks else " ")
+        parts.append(entry["word"] + separator)
+        position = entry["end_char"] + len(separator)
+    text = "".join(parts)
+    paragraphs, first = [], 0
+    for end in ends:
+        start_char, end_char = words[first]["start_char"], words[end]["end_char"]
+        paragraphs.append(
+            {
+                "text": text[start_char:end_char],
+                "first_word": first,
+                "last_word": end,
+                "start": words[first].get("start"),
+                "end": words[end].get("end"),
+                "start_char": start_char,
+                "end_char": end_char,
+            }
+        )
+        first = end + 1
+    result = {**restored, "text": text, "words": words, "paragraphs": paragraphs}
+    if "sentences" in restored:
+        result["sentences"] = [
+            {
+                **sentence,
+                "start_char": words[sentence["first_word"]]["start_char"],
+                "end_char": words[sentence["last_word"]]["end_char"],
+                "text": text[words[sentence["first_word"]]["start_char"] : words[sentence["last_word"]]["end_char"]],
+            }
+            for sentence in restored["sentences"]
+        ]
+    return result
+
+
+def restore_in_paragraphs(restore, inputs, is_split_into_words: bool, **options):
+    """``paragraphs=True`` for a restorer (the pipeline, the torch-free runtime): one restoration, then
+    :func:`cut_into_paragraphs`. ``restore(inputs, is_split_into_words, **options)`` is the restorer's own call."""
+    items, single = parse_inputs(inputs, is_split_into_words)
+    if not items:
+        return []
+    first = restore(inputs, is_split_into_words, **options)
+    results = [cut_into_paragraphs(result) for result in ([first] if single else first)]
+    return results[0] if single else results
+
+
+__all__ = ["PARAGRAPH_BREAK", "cut_into_paragraphs", "paragraph_ends", "restore_in_paragraphs"]

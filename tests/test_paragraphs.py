@@ -1,0 +1,49 @@
+"""Paragraphs: labels from the transcribers' line breaks, and the text cut where the head ends one."""
+
+from __future__ import annotations
+
+import pytest
+
+from hf_punctcase.data.builder import _paragraph_ends
+from hf_punctcase.labels import LabelScheme
+from hf_punctcase.paragraphs import cut_into_paragraphs, paragraph_ends
+
+SCHEME = LabelScheme()
+
+
+def test_the_last_word_of_each_line_ends_a_paragraph_and_a_lone_mark_belongs_to_the_word_before():
+    text = "So it began. We went home --\nThen it rained.\n\nThe end ."
+    tokens = text.split()
+    labeled, token_of_word = SCHEME.parse_tokens(tokens)
+    ends = _paragraph_ends(text, token_of_word)
+    assert [w for w, e in zip(labeled.words, ends) if e == "END"] == ["home", "rained", "end"]
+
+
+def restored(words, punct, paragraph_end, times=False):
+    entries = []
+    for i, (word, p, end) in enumerate(zip(words, punct, paragraph_end)):
+        entry = {"word": SCHEME.render_word(word, p, "LOWER"), "punctuation": p, "casing": "LOWER",
+                 "paragraph_end": end, "paragraph_end_score": 0.9 if end else 0.1}
+        if times:
+            entry.update(start=float(i), end=i + 0.5)
+        entries.append(entry)
+    return {"text": " ".join(e["word"] for e in entries), "words": entries,
+            "sentences": [{"first_word": 0, "last_word": 1}, {"first_word": 2, "last_word": 4}]}
+
+
+def test_paragraphs_break_only_at_sentence_ends_and_keep_every_word():
+    words = "it works we think so".split()
+    # The head ends a paragraph after "works" (a sentence end) and after "think" (none): one break.
+    result = cut_into_paragraphs(restored(words, ["PERIOD", "PERIOD", "O", "O", "PERIOD"], [False, True, False, True, True], times=True))
+    assert result["text"] == "it. works.\n\nwe think so."
+    assert [p["text"] for p in result["paragraphs"]] == ["it. works.", "we think so."]
+    assert result["paragraphs"][1]["first_word"] == 2 and result["paragraphs"][1]["start"] == 2.0
+    for entry in result["words"]:
+        assert result["text"][entry["start_char"]:entry["end_char"]] == entry["word"]
+    assert [s["text"] for s in result["sentences"]] == ["it. works.", "we think so."]
+    assert paragraph_ends(result["words"]) == [1, 4]
+
+
+def test_no_paragraph_head_is_an_internal_error():
+    with pytest.raises(RuntimeError, match="no paragraph labels"):
+        cut_into_paragraphs({"text": "a", "words": [{"word": "a", "punctuation": "O"}]})
