@@ -49,73 +49,62 @@ def command_spans(words: Sequence[str], labels: Sequence[str]) -> list[tuple[int
     return spans
 
 
-def apply_commands(restored: dict, tokens: Sequence) -> dict:
-    """One result of ``spoken_punctuation``: ``restored`` (a restoration whose words carry ``command``)
-    with its commands carried out. ``tokens``: the input's words as given (str or timed dicts).
-
-    Every input word keeps one entry, in order. A command word's entry is the word as given, punctuation
-    "O", the casing it is written in, no scores and no place in the text (``start_char`` and
-    ``end_char`` None), its ``command`` and ``command_score``, ``removed`` True, plus the fields a timed
-    input word carried. Every other entry is the restored one with ``removed`` False and ``dictated``:
-    the commands that attached to it, in order ([] for none); a dictated mark is its ``punctuation``
-    (COLON, SEMICOLON and EXCLAMATION included). ``sentences`` are cut at sentence ends and breaks and
-    refer to input word indices."""
-    entries = restored["words"]
-    if len(entries) != len(tokens):
-        raise RuntimeError(f"internal error: {len(entries)} restored words for {len(tokens)} input words")
-    if entries and "command" not in entries[0]:
-        raise RuntimeError("internal error: the restoration has no command labels")
-    written = [token["word"].strip() if isinstance(token, Mapping) else token for token in tokens]
+def carry_out(entries: Sequence[dict], written: Sequence[str], capitalise_first: bool = False) -> tuple[list[dict], bool]:
+    """Restored word entries (each with ``command``) with their commands carried out, and whether the
+    word after them starts with a capital. ``written``: each word as it was given.
+    ``capitalise_first``: the first word kept follows a dictated sentence end or break (a stream's
+    earlier words). Entries are copied; their text offsets are left to the caller."""
     spans = command_spans(written, [entry["command"] for entry in entries])
     in_command = {i: label for start, end, label in spans for i in range(start, end)}
-
     # Each command attaches to the last word before it that is no command's.
     attached: dict[int, list[str]] = {}
     for start, _, label in spans:
         previous = next((j for j in range(start - 1, -1, -1) if j not in in_command), None)
         if previous is not None:
             attached.setdefault(previous, []).append(label)
-
     words: list[dict] = []
+    capitalise = capitalise_first
     for i, entry in enumerate(entries):
-        if i not in in_command:
-            words.append({**entry, "removed": False, "dictated": []})
+        if i in in_command:
+            words.append({
+                **entry, "word": written[i], "punctuation": "O", "casing": case_label_of(written[i]), "punct_score": None,
+                "case_score": None, "start_char": None, "end_char": None, "removed": True,
+            })
             continue
-        token = tokens[i]
-        removed = {
-            "word": written[i],
-            "punctuation": "O",
-            "casing": case_label_of(written[i]),
-            "punct_score": None,
-            "case_score": None,
-            "start_char": None,
-            "end_char": None,
-            "command": entry["command"],
-            "command_score": entry["command_score"],
-            "removed": True,
-        }
-        if isinstance(token, Mapping):
-            removed.update((key, value) for key, value in token.items() if key not in removed and key != "word")
-        words.append(removed)
-
-    # The marks and breaks, then the capitals they call for, then the text.
-    capitalise_next = False
-    for i, entry in enumerate(words):
-        if entry["removed"]:
-            continue
+        entry = {**entry, "removed": False, "dictated": list(attached.get(i, []))}
         core = _core(entry)
-        if capitalise_next and entry["casing"] == "LOWER":
+        if capitalise and entry["casing"] == "LOWER":
             entry["casing"] = "UPPER_FIRST"
             core = apply_case(core, "UPPER_FIRST")
-        commands = attached.get(i, [])
-        entry["dictated"] = list(commands)
-        marks = [label for label in commands if label not in BREAK_COMMANDS]
+        marks = [label for label in entry["dictated"] if label not in BREAK_COMMANDS]
         if marks:
             entry["punctuation"] = marks[-1]
             entry["punct_score"] = None
         entry["word"] = core + MARK_OF_LABEL.get(entry["punctuation"], "")
-        capitalise_next = entry["punctuation"] in SENTENCE_END_LABELS or any(label in BREAK_COMMANDS for label in commands)
+        capitalise = entry["punctuation"] in SENTENCE_END_LABELS or _separator(entry) != " "
+        words.append(entry)
+    return words, capitalise
 
+
+def apply_commands(restored: dict, tokens: Sequence) -> dict:
+    """One result of ``spoken_punctuation``: ``restored`` (a restoration whose words carry ``command``)
+    with its commands carried out (:func:`carry_out`). ``tokens``: the input's words as given (str or
+    timed dicts).
+
+    Every input word keeps one entry, in order. A command word's entry is the word as given, punctuation
+    "O", the casing it is written in, no scores and no place in the text (``start_char`` and
+    ``end_char`` None), its ``command`` and ``command_score``, ``removed`` True, and the other fields its
+    restored entry had (a timed word's times). Every other entry is the restored one with ``removed``
+    False and ``dictated``: the commands that attached to it, in order ([] for none); a dictated mark is
+    its ``punctuation`` (COLON, SEMICOLON and EXCLAMATION included). ``sentences`` are cut at sentence
+    ends and breaks and refer to input word indices."""
+    entries = restored["words"]
+    if len(entries) != len(tokens):
+        raise RuntimeError(f"internal error: {len(entries)} restored words for {len(tokens)} input words")
+    if entries and "command" not in entries[0]:
+        raise RuntimeError("internal error: the restoration has no command labels")
+    written = [token["word"].strip() if isinstance(token, Mapping) else token for token in tokens]
+    words, _ = carry_out(entries, written)
     text, kept = _place(words)
     result = {"text": text, "words": words}
     if "sentences" in restored:
@@ -123,6 +112,40 @@ def apply_commands(restored: dict, tokens: Sequence) -> dict:
     if "probabilities" in restored:
         result["probabilities"] = restored["probabilities"]
     return result
+
+
+class CommandStream:
+    """Spoken punctuation over a stream of final restored entries (``StreamingRestorer(...,
+    spoken_punctuation=True)``): a word is held until the next word that is no command arrives, since a
+    command after it changes its mark; the entries come out as :func:`apply_commands` gives them, their
+    ``start_char`` and ``end_char`` in the text of the whole stream."""
+
+    def __init__(self) -> None:
+        self._held: list[tuple[dict, str]] = []
+        self._capitalise = False
+        self._chars = 0
+
+    def feed(self, entries: Sequence[dict], written: Sequence[str], last: bool = False) -> list[dict]:
+        """Take the stream's next final entries and their words as given; return the entries whose
+        commands are settled (all of them when ``last``: the stream ended)."""
+        released = []
+        for entry, word in zip(entries, written):
+            if entry.get("command", "WORD") == "WORD" and self._held:
+                released += self._release()
+            self._held.append((entry, word))
+        if last:
+            released += self._release()
+            self._capitalise, self._chars = False, 0
+        return released
+
+    def _release(self) -> list[dict]:
+        held, self._held = self._held, []
+        words, self._capitalise = carry_out([entry for entry, _ in held], [word for _, word in held], self._capitalise)
+        for entry in words:
+            if not entry["removed"]:
+                entry["start_char"], entry["end_char"] = self._chars, self._chars + len(entry["word"])
+                self._chars = entry["end_char"] + len(_separator(entry))
+        return words
 
 
 def _core(entry: dict) -> str:
@@ -193,4 +216,4 @@ def restore_with_spoken_punctuation(restore, inputs, is_split_into_words: bool, 
     return results[0] if single else results
 
 
-__all__ = ["BREAK_COMMANDS", "apply_commands", "command_spans", "restore_with_spoken_punctuation"]
+__all__ = ["BREAK_COMMANDS", "CommandStream", "apply_commands", "carry_out", "command_spans", "restore_with_spoken_punctuation"]

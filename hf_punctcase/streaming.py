@@ -42,7 +42,8 @@ from .restoration import (
     plan_windows,
     word_probabilities,
 )
-from .tasks import CASING
+from .dictation import CommandStream
+from .tasks import CASING, COMMAND
 
 #: Default sizes for live captions: cores of 20 words with 10 words of context on each side. On TED
 #: dev this costs 0.1 point of punctuation F1 and 0.2 of casing F1 against the pipeline's 200/50
@@ -73,6 +74,11 @@ class StreamingRestorer:
         ends_sentence (`bool`, defaults to `True`): the stream's end ends a sentence, as the
             pipeline's ``ends_sentence``: the last word :meth:`flush` returns gets a sentence end
             where the model gives it none. `False` where a stream may stop mid-sentence.
+        spoken_punctuation (`bool`, defaults to `False`): carry out dictated punctuation, as the
+            pipeline's ``spoken_punctuation`` (models with a spoken-command head;
+            :class:`~hf_punctcase.dictation.CommandStream`): each word then waits for the next word that
+            is no command, since a command after it sets its mark, and entries are those the pipeline
+            gives with the option (``removed``, ``dictated``; offsets in the text with its breaks).
 
     :meth:`push` takes a list of words and returns the entries of the words that became final;
     :meth:`flush` ends the stream and returns the rest (the restorer is then ready for a new stream).
@@ -112,6 +118,7 @@ class StreamingRestorer:
         consistent_casing: bool = True,
         tasks: Sequence[str] = RESTORED_TASKS,
         ends_sentence: bool = True,
+        spoken_punctuation: bool = False,
         **load_kwargs: Any,
     ):
         #: How the stream is restored (:class:`~hf_punctcase.restoration.RestoreOptions`).
@@ -142,6 +149,11 @@ class StreamingRestorer:
                 f"got {type(pipe_or_checkpoint).__name__}"
             )
         self.right_context_words = right_context_words
+        self._commands = None
+        if spoken_punctuation:
+            if COMMAND not in self.pipe.model_tasks:
+                raise ValueError("spoken_punctuation=True needs a model with a spoken command head (command_labels)")
+            self._commands = CommandStream()
         # With consistent casing the mark after word i is decided with the casing of word i + 1.
         self._lookahead = 1 if self.options.consistent_casing and CASING.name in self.options.tasks else 0
         self._reset()
@@ -175,9 +187,9 @@ class StreamingRestorer:
             self._next = next(self._plan)
         # Word i is final once word i + 1 has its probabilities (the boundary between them is decided
         # jointly); every word before the next window's core has them.
-        entries = self._emit(self._next.core_start - self._lookahead, last=False)
+        entries, written = self._emit(self._next.core_start - self._lookahead, last=False)
         self._forget()
-        return entries
+        return self._commands.feed(entries, written) if self._commands else entries
 
     def flush(self) -> list[dict]:
         """End the stream: run the remaining windows (cut by the end of the stream, as the pipeline's
@@ -188,7 +200,8 @@ class StreamingRestorer:
                 final_plan = plan_windows(self._received, self.options.window_words, self.options.context_words)
                 for window in dropwhile(lambda w: w.core_start < self._next.core_start, final_plan):
                     self._run(self._cut(window))
-            return self._emit(self._received, last=True)
+            entries, written = self._emit(self._received, last=True)
+            return self._commands.feed(entries, written, last=True) if self._commands else entries
         finally:
             self._reset()
 
@@ -209,6 +222,8 @@ class StreamingRestorer:
         # The plan of a stream of unbounded length: windows not cut by an end, in order.
         self._plan = plan_windows(sys.maxsize, self.options.window_words, self.options.context_words)
         self._next: Window = next(self._plan)
+        if getattr(self, "_commands", None) is not None:
+            self._commands = CommandStream()
 
     def _cut(self, window: Window) -> Window:
         """A window of the plan with at most ``right_context_words`` words of right context."""
@@ -234,12 +249,13 @@ class StreamingRestorer:
             held = [self._probs[task]] if task in self._probs else []
             self._probs[task] = np.concatenate(held + [piece[task] for piece in rows])
 
-    def _emit(self, stop: int, last: bool) -> list[dict]:
+    def _emit(self, stop: int, last: bool) -> tuple[list[dict], list[str]]:
         """Decode words [_emitted, stop) with their neighbours (the words before and after them are
-        decoded too, for the joint decision at each boundary, and left out) and return their entries."""
+        decoded too, for the joint decision at each boundary, and left out) and return their entries
+        and the words as given."""
         start = self._emitted
         if stop <= start:
-            return []
+            return [], []
         lo = max(start - 1, 0)
         hi = stop if last else stop + self._lookahead
         held = slice(lo - self._base, hi - self._base)
@@ -262,7 +278,8 @@ class StreamingRestorer:
         self._chars = restored[-1]["end_char"] + 1
         items = self._items[start - self._base : stop - self._base]
         self._emitted = stop
-        return [_entry(item, labels) for item, labels in zip(items, restored)]
+        written = [item if isinstance(item, str) else item["word"].strip() for item in items]
+        return [_entry(item, labels) for item, labels in zip(items, restored)], written
 
     def _forget(self) -> None:
         """Drop what no later window or decision needs: words before the next window and before the

@@ -171,3 +171,30 @@ def test_spoken_punctuation_through_the_pipeline(command_model):
 def test_spoken_punctuation_needs_the_head(tiny_pipeline):
     with pytest.raises(ValueError, match="spoken command head"):
         tiny_pipeline("so what period", spoken_punctuation=True)
+
+
+def test_spoken_punctuation_in_a_stream_is_the_pipelines(command_model):
+    from hf_punctcase import StreamingRestorer
+
+    pipe = hf_punctcase.load_pipeline(command_model, dtype=torch.float32)
+    text = ("the patient had chest pain period does it hurt question mark new paragraph we think it works period "
+            "she has a fever comma a cough and a headache period")
+    words = text.split()
+    whole = pipe(text, spoken_punctuation=True)
+    stream = StreamingRestorer(pipe, window_words=200, context_words=50, spoken_punctuation=True)
+    entries = []
+    for start in range(0, len(words), 3):
+        entries += stream.push(words[start:start + 3])
+    entries += stream.flush()
+    assert len(entries) == len(words)
+    assert [(e["word"], e["removed"], e.get("dictated")) for e in entries] == [
+        (e["word"], e["removed"], e.get("dictated")) for e in whole["words"]
+    ]
+    assert [(e["start_char"], e["end_char"]) for e in entries] == [(e["start_char"], e["end_char"]) for e in whole["words"]]
+
+
+def test_a_stream_refuses_spoken_punctuation_without_the_head(tiny_pipeline):
+    from hf_punctcase import StreamingRestorer
+
+    with pytest.raises(ValueError, match="spoken command head"):
+        StreamingRestorer(tiny_pipeline, spoken_punctuation=True)
