@@ -300,6 +300,8 @@ def test_add_asr_noise_gives_each_copy_its_own_errors():
         "punct": [[SCHEME.punct2id[p] for p in labeled.punct]] * 2,
         "case": [[SCHEME.case2id[c] for c in labeled.case]] * 2,
         "disfluency": [[-1] * len(words)] * 2,
+        "command": [[0] * len(words)] * 2,
+        "paragraph": [[-1] * len(words)] * 2,
     }
     dataset = datasets.Dataset.from_dict(rows, features=features)
     model = AsrNoiseModel(0.3, 0.1, 0.1, {"risks": {"rescues": 1}, "go": {"know": 1}}, {"uh": 1})
