@@ -198,3 +198,26 @@ def test_a_stream_refuses_spoken_punctuation_without_the_head(tiny_pipeline):
 
     with pytest.raises(ValueError, match="spoken command head"):
         StreamingRestorer(tiny_pipeline, spoken_punctuation=True)
+
+
+def test_spoken_punctuation_from_the_cli_the_demo_and_the_torch_free_runtime(command_model, tmp_path, monkeypatch, capsys):
+    pytest.importorskip("onnx")
+    from hf_punctcase.cli import main
+    from hf_punctcase.demo import Restorers, restore_transcript
+    from hf_punctcase.export.onnx import export_onnx
+    from hf_punctcase.runtime import OnDeviceRestorer
+
+    text = "the patient had chest pain period does it hurt question mark new paragraph we think it works"
+    expected = hf_punctcase.load_pipeline(command_model, dtype=torch.float32)(text, spoken_punctuation=True)
+    monkeypatch.setattr("sys.argv", ["hf-punctcase"])
+    code = main(["restore", "--model", command_model, "--spoken-punctuation", text])
+    out = capsys.readouterr().out
+    assert code == 0 and out == expected["text"] + "\n"
+    restorers = Restorers({"dictation": command_model})
+    assert restore_transcript(restorers, text, "dictation", spoken_punctuation=True)[0] == expected["text"]
+    export_onnx(command_model, tmp_path / "onnx")
+    runtime = OnDeviceRestorer(tmp_path / "onnx")
+    assert COMMAND in runtime.model_tasks
+    result = runtime(text, spoken_punctuation=True)
+    assert result["text"] == expected["text"]
+    assert [e["removed"] for e in result["words"]] == [e["removed"] for e in expected["words"]]

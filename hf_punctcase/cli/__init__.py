@@ -22,6 +22,9 @@ fault in writing the output (a full disk, a file size limit). On stdout, lines r
 found later in streamed input (stdin, a pipe) have already been written. Ctrl-C (exit code 130) and
 SIGTERM (143) end the run with one line too, the output file as it was.
 
+With ``--spoken-punctuation`` (a dictated "new line", "new paragraph") or ``--paragraphs`` a restored
+transcript may hold line breaks, so that it spans several output lines; ``--json`` keeps one record a line.
+
 Code from a model folder runs only with ``--trust-remote-code``; nothing ever prompts, and stdin is
 read for transcripts only.
 
