@@ -30,6 +30,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .dictation import BREAK_COMMANDS
 from .inputs import TIME_FIELDS, Timeline, seconds, split_words
 from .restoration import is_opaque, is_sentence_end
 
@@ -142,7 +143,8 @@ def build_cues(
     pause: float = DEFAULT_PAUSE,
 ) -> list[Cue]:
     """Restored timed words (the pipeline's ``"words"`` for timed input: ``word``, ``punctuation``,
-    ``start``, ``end``) → cues, cut as the module describes."""
+    ``start``, ``end``) → cues, cut as the module describes. Words ``removed`` from the text
+    (``remove_disfluencies``, ``spoken_punctuation``) are in no cue; a dictated break ends one."""
     if max_chars < 1 or not max_seconds > 0 or pause < 0:
         raise ValueError(f"need max_chars ≥ 1, max_seconds > 0, pause ≥ 0; got {max_chars}, {max_seconds}, {pause}")
     cues: list[Cue] = []
@@ -160,10 +162,12 @@ def build_cues(
         cues.append(Cue(start, end, " ".join(words[i]["word"] for i in taken), taken[0], taken[-1]))
 
     for i, word in enumerate(words):
+        if word.get("removed"):  # left out of the text (a disfluency, a dictated command's word)
+            continue
         current.append(i)
         while len(current) > 1 and overfull():
             emit(_cut(words, current, pause))
-        if is_sentence_end(word):
+        if is_sentence_end(word) or any(label in BREAK_COMMANDS for label in word.get("dictated", ())):
             emit(len(current))
     if current:
         emit(len(current))

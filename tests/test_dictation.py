@@ -221,3 +221,24 @@ def test_spoken_punctuation_from_the_cli_the_demo_and_the_torch_free_runtime(com
     result = runtime(text, spoken_punctuation=True)
     assert result["text"] == expected["text"]
     assert [e["removed"] for e in result["words"]] == [e["removed"] for e in expected["words"]]
+
+
+def test_subtitles_leave_out_command_words_and_cut_at_dictated_breaks(command_model, tmp_path, monkeypatch, capsys):
+    import json
+
+    from hf_punctcase.cli import main
+    from hf_punctcase.subtitles import restore_cues
+
+    text = "the patient had chest pain period does it hurt question mark new paragraph we think it works"
+    timed = [{"word": " " + w, "start": i * 0.5, "end": i * 0.5 + 0.4} for i, w in enumerate(text.split())]
+    pipe = hf_punctcase.load_pipeline(command_model, dtype=torch.float32)
+    words, cues = restore_cues(pipe, timed, spoken_punctuation=True)
+    removed = {i for i, entry in enumerate(words) if entry["removed"]}
+    assert removed and all(not (set(range(cue.first_word, cue.last_word + 1)) <= removed) for cue in cues)
+    cue_text = " ".join(cue.text for cue in cues)
+    assert cue_text.split() == [entry["word"] for entry in words if not entry["removed"]]
+    assert any(cue.text.endswith("hurt?") for cue in cues)  # the dictated question mark ends its cue
+    (tmp_path / "talk.json").write_text(json.dumps(timed))
+    code = main(["subtitles", str(tmp_path / "talk.json"), "--model", command_model, "--spoken-punctuation"])
+    out = capsys.readouterr().out
+    assert code == 0 and "period" not in out.lower() and "question mark" not in out.lower()

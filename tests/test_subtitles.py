@@ -280,3 +280,21 @@ def test_default_model_subtitles():
     assert parsed[1].start.total_seconds() == data["segments"][1]["words"][0]["start"]
     kept = list(srt.parse(subtitles(restorer, faster_whisper_json(SENTENCES[:2]), "srt", keep_punctuation=True)))
     assert [s.content for s in kept] == ["So what are the risks.", "I am not technical."]
+
+
+def test_words_left_out_of_the_text_are_in_no_cue():
+    """remove_disfluencies and spoken_punctuation keep an entry for every input word, marked "removed":
+    such a word ("um", a dictated "period") is not in the text, so it is in no cue either."""
+    from hf_punctcase.subtitles import build_cues
+
+    words = [
+        {"word": "um", "punctuation": "O", "start": 0.0, "end": 0.2, "removed": True},
+        {"word": "So", "punctuation": "O", "start": 0.3, "end": 0.5, "removed": False},
+        {"word": "far.", "punctuation": "PERIOD", "start": 0.6, "end": 0.9, "removed": False},
+        {"word": "period", "punctuation": "O", "start": 1.0, "end": 1.3, "removed": True},
+        {"word": "Next", "punctuation": "O", "start": 1.4, "end": 1.6, "removed": False, "dictated": ["PARAGRAPH"]},
+        {"word": "one", "punctuation": "O", "start": 1.7, "end": 1.9, "removed": False},
+    ]
+    cues = build_cues(words)
+    assert [cue.text for cue in cues] == ["So far.", "Next", "one"]
+    assert cues[0].start == 0.3 and (cues[0].first_word, cues[0].last_word) == (1, 2)

@@ -275,3 +275,25 @@ def _report_execution(model: str, plan, as_json: bool) -> None:
         print(json.dumps({"model": model, "execution": plan.as_dict(), "machine": machine.as_dict()}), file=sys.stderr)
     else:
         print(f"model {model}: {plan.describe()}; machine: {machine.describe()}", file=sys.stderr)
+
+
+def add_task_option_arguments(parser: argparse.ArgumentParser) -> None:
+    """A flag for each task option (``--remove-disfluencies``, ``--spoken-punctuation``, ...)."""
+    from ..tasks import task_options
+
+    for option in task_options():
+        parser.add_argument(option.flag, action="store_true", dest=option.name, help=option.help)
+
+
+def chosen_task_options(args: argparse.Namespace, restorer) -> dict[str, bool]:
+    """The task options the command line switched on, as the restorer's keywords; a :class:`Fault` for
+    one whose head the model lacks."""
+    from ..tasks import TASKS
+
+    options = {}
+    for task in TASKS.values():
+        if task.option is not None and getattr(args, task.option.name, False):
+            if task not in restorer.model_tasks:
+                raise Fault(f"{task.option.flag} needs a model with a {task.title} head; {args.model} has none")
+            options[task.option.name] = True
+    return options

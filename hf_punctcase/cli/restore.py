@@ -18,8 +18,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import IO
 
-from ..tasks import TASKS, task_options
-from .common import Fault, add_model_arguments, check_windows, load_restorer, output_stream
+from .common import (
+    Fault, add_model_arguments, add_task_option_arguments, check_windows, chosen_task_options, load_restorer, output_stream,
+)
 
 #: Transcripts per pipeline call, in units of --batch-size: a few batches a call keeps memory flat.
 CALL_BATCHES = 8
@@ -154,12 +155,7 @@ def restore(args) -> int:
     show = args.progress if args.progress is not None else bool(sys.stderr is not None and sys.stderr.isatty())
     with output_stream(args.output) as out:
         restorer = load_restorer(args)
-        options = {}
-        for task in TASKS.values():
-            if task.option is not None and getattr(args, task.option.name):
-                if task not in restorer.model_tasks:
-                    raise Fault(f"{task.option.flag} needs a model with a {task.title} head; {args.model} has none")
-                options[task.option.name] = True
+        options = chosen_task_options(args, restorer)
         with tqdm(total=source.count, unit="line", desc="punct-case", disable=not show, file=sys.stderr) as bar:
             for batch in _batches(source.lines(), args.batch_size * CALL_BATCHES):
                 results = restorer(
@@ -217,8 +213,7 @@ def add_parser(commands) -> None:
         help="each line ends a sentence: its last word gets the likeliest sentence end where the model gives it "
         "none (default); --no-ends-sentence for lines that may stop mid-sentence",
     )
-    for option in task_options():
-        parser.add_argument(option.flag, action="store_true", dest=option.name, help=option.help)
+    add_task_option_arguments(parser)
     parser.add_argument(
         "--progress", action=argparse.BooleanOptionalAction, default=None,
         help="a progress bar over lines on stderr (default: when stderr is a terminal)",

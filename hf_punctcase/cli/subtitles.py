@@ -9,7 +9,9 @@ import os
 import sys
 from pathlib import Path
 
-from .common import Fault, add_model_arguments, check_windows, load_restorer, output_stream
+from .common import (
+    Fault, add_model_arguments, add_task_option_arguments, check_windows, chosen_task_options, load_restorer, output_stream,
+)
 
 
 def _read_json(path: str):
@@ -61,6 +63,7 @@ def subtitles(args) -> int:
         _, cues = restore_cues(
             restorer, words, keep_punctuation=args.keep_punctuation, max_chars=args.max_chars,
             max_seconds=args.max_seconds, pause=args.pause, batch_size=args.batch_size,
+            **chosen_task_options(args, restorer),
         )
         out.write(write(cues, fmt))
         out.flush()
@@ -113,5 +116,6 @@ def add_parser(commands) -> None:
         "--keep-punctuation", action="store_true",
         help="keep Whisper's words as written and its marks (default: restore them from scratch)",
     )
+    add_task_option_arguments(parser)
     add_model_arguments(parser)
     parser.set_defaults(handler=subtitles, check=check)
