@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 
 from .inputs import parse_inputs
 from .labels import MARK_OF_LABEL, SENTENCE_END_LABELS, SPOKEN_COMMANDS, TEXT_OF_COMMAND, apply_case, case_label_of
+from .layout import place_words, text_span
 
 #: Commands that write a break rather than a mark.
 BREAK_COMMANDS = ("NEWLINE", "PARAGRAPH")
@@ -105,10 +106,12 @@ def apply_commands(restored: dict, tokens: Sequence) -> dict:
         raise RuntimeError("internal error: the restoration has no command labels")
     written = [token["word"].strip() if isinstance(token, Mapping) else token for token in tokens]
     words, _ = carry_out(entries, written)
-    text, kept = _place(words)
+    text, _ = place_words(words, lambda _, entry: _separator(entry))
+    # No space after the last word (a dictated break there stays).
+    text = text.removesuffix(" ")
     result = {"text": text, "words": words}
     if "sentences" in restored:
-        result["sentences"] = _sentences(words, kept, text)
+        result["sentences"] = _sentences(words, text)
     if "probabilities" in restored:
         result["probabilities"] = restored["probabilities"]
     return result
@@ -141,10 +144,7 @@ class CommandStream:
     def _release(self) -> list[dict]:
         held, self._held = self._held, []
         words, self._capitalise = carry_out([entry for entry, _ in held], [word for _, word in held], self._capitalise)
-        for entry in words:
-            if not entry["removed"]:
-                entry["start_char"], entry["end_char"] = self._chars, self._chars + len(entry["word"])
-                self._chars = entry["end_char"] + len(_separator(entry))
+        _, self._chars = place_words(words, lambda _, entry: _separator(entry), self._chars)
         return words
 
 
@@ -161,42 +161,15 @@ def _separator(entry: dict) -> str:
     return TEXT_OF_COMMAND[breaks[-1]] if breaks else " "
 
 
-def _place(words: list[dict]) -> tuple[str, list[int]]:
-    """The text of the kept words, each followed by its separator (none after the last unless a break),
-    with their ``start_char`` and ``end_char`` set; returns the text and the kept indices."""
-    kept = [i for i, entry in enumerate(words) if not entry["removed"]]
-    parts, position = [], 0
-    for rank, i in enumerate(kept):
-        entry = words[i]
-        entry["start_char"], entry["end_char"] = position, position + len(entry["word"])
-        separator = _separator(entry)
-        if rank == len(kept) - 1 and separator == " ":
-            separator = ""
-        parts.append(entry["word"] + separator)
-        position = entry["end_char"] + len(separator)
-    return "".join(parts), kept
-
-
-def _sentences(words: list[dict], kept: list[int], text: str) -> list[dict]:
+def _sentences(words: list[dict], text: str) -> list[dict]:
     """Sentences of the kept words, ended by a sentence mark or a break, with input word indices."""
+    kept = [i for i, entry in enumerate(words) if not entry["removed"]]
     result, first = [], None
     for rank, i in enumerate(kept):
         first = i if first is None else first
         entry = words[i]
-        ends = entry["punctuation"] in SENTENCE_END_LABELS or _separator(entry) != " " or rank == len(kept) - 1
-        if ends:
-            start_char, end_char = words[first]["start_char"], entry["end_char"]
-            result.append(
-                {
-                    "text": text[start_char:end_char],
-                    "first_word": first,
-                    "last_word": i,
-                    "start": words[first].get("start"),
-                    "end": entry.get("end"),
-                    "start_char": start_char,
-                    "end_char": end_char,
-                }
-            )
+        if entry["punctuation"] in SENTENCE_END_LABELS or _separator(entry) != " " or rank == len(kept) - 1:
+            result.append(text_span(words, first, i, text))
             first = None
     return result
 

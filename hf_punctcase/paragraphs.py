@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 from .inputs import parse_inputs
 from .labels import SENTENCE_END_LABELS
+from .layout import place_words, text_span
 
 #: What separates two paragraphs in the text.
 PARAGRAPH_BREAK = "\n\n"
@@ -40,37 +41,13 @@ def cut_into_paragraphs(restored: dict) -> dict:
         raise RuntimeError("internal error: the restoration has no paragraph labels")
     ends = paragraph_ends(words)
     breaks = set(ends[:-1])
-    parts, position = [], 0
-    for i, entry in enumerate(words):
-        entry["start_char"], entry["end_char"] = position, position + len(entry["word"])
-        separator = "" if i == len(words) - 1 else (PARAGRAPH_BREAK if i in breaks else " ")
-        parts.append(entry["word"] + separator)
-        position = entry["end_char"] + len(separator)
-    text = "".join(parts)
-    paragraphs, first = [], 0
-    for end in ends:
-        start_char, end_char = words[first]["start_char"], words[end]["end_char"]
-        paragraphs.append(
-            {
-                "text": text[start_char:end_char],
-                "first_word": first,
-                "last_word": end,
-                "start": words[first].get("start"),
-                "end": words[end].get("end"),
-                "start_char": start_char,
-                "end_char": end_char,
-            }
-        )
-        first = end + 1
+    text, _ = place_words(words, lambda i, _: PARAGRAPH_BREAK if i in breaks else " ")
+    text = text.removesuffix(" ")
+    paragraphs = [text_span(words, first, end, text) for first, end in zip([0] + [end + 1 for end in ends], ends)]
     result = {**restored, "text": text, "words": words, "paragraphs": paragraphs}
     if "sentences" in restored:
         result["sentences"] = [
-            {
-                **sentence,
-                "start_char": words[sentence["first_word"]]["start_char"],
-                "end_char": words[sentence["last_word"]]["end_char"],
-                "text": text[words[sentence["first_word"]]["start_char"] : words[sentence["last_word"]]["end_char"]],
-            }
+            {**sentence, **text_span(words, sentence["first_word"], sentence["last_word"], text)}
             for sentence in restored["sentences"]
         ]
     return result

@@ -43,7 +43,7 @@ from .restoration import (
     word_probabilities,
 )
 from .dictation import CommandStream
-from .tasks import CASING, COMMAND
+from .tasks import CASING, COMMAND, option_runner
 
 #: Default sizes for live captions: cores of 20 words with 10 words of context on each side. On TED
 #: dev this costs 0.1 point of punctuation F1 and 0.2 of casing F1 against the pipeline's 200/50
@@ -151,8 +151,7 @@ class StreamingRestorer:
         self.right_context_words = right_context_words
         self._commands = None
         if spoken_punctuation:
-            if COMMAND not in self.pipe.model_tasks:
-                raise ValueError("spoken_punctuation=True needs a model with a spoken command head (command_labels)")
+            option_runner({COMMAND.option.name: True}, self.pipe.model_tasks)  # refuses a model without the head
             self._commands = CommandStream()
         # With consistent casing the mark after word i is decided with the casing of word i + 1.
         self._lookahead = 1 if self.options.consistent_casing and CASING.name in self.options.tasks else 0
@@ -222,7 +221,7 @@ class StreamingRestorer:
         # The plan of a stream of unbounded length: windows not cut by an end, in order.
         self._plan = plan_windows(sys.maxsize, self.options.window_words, self.options.context_words)
         self._next: Window = next(self._plan)
-        if getattr(self, "_commands", None) is not None:
+        if self._commands is not None:
             self._commands = CommandStream()
 
     def _cut(self, window: Window) -> Window:

@@ -114,7 +114,7 @@ def consecutive_windows(num_words: int, window_words: int) -> Iterator[tuple[int
 
 
 # ---- sources: each yields (split, doc_id, punctuated text or labelled words, has casing), and may
-# add a fifth item, per-word labels of the head tasks: a list (disfluency) or {column: labels} --------
+# add a fifth item, the per-word labels of head tasks: {column: labels} -----------------------------
 Source = Callable[[Path, dict], Iterator[tuple]]
 
 
@@ -169,7 +169,7 @@ def _switchboard_file(root: Path) -> Path:
 
 def _switchboard_disfluency(root: Path, options: dict):
     for doc_id, labeled, disfluency in read_switchboard_disfluency(_switchboard_file(root)):
-        yield document_split(doc_id, **SWITCHBOARD_SPLIT), doc_id, labeled, True, disfluency
+        yield document_split(doc_id, **SWITCHBOARD_SPLIT), doc_id, labeled, True, {"disfluency": disfluency}
 
 
 def _switchboard_disfluency_synthetic(root: Path, options: dict):
@@ -186,7 +186,7 @@ def _switchboard_disfluency_synthetic(root: Path, options: dict):
         rng = random.Random(f"{seed}/{doc_id}")
         injected, disfluency = inject_disfluencies(labeled, rng, statistics)
         budget -= len(injected)
-        yield "train", f"synthetic/{doc_id}", injected, True, disfluency
+        yield "train", f"synthetic/{doc_id}", injected, True, {"disfluency": disfluency}
 
 
 def _swda_fillers(root: Path, options: dict):
@@ -203,7 +203,7 @@ def _swda_fillers(root: Path, options: dict):
     for doc_id, labeled, split in conversations:
         if doc_id not in excluded:
             disfluency = ["DISFLUENT" if word in SWDA_FILLERS else None for word in labeled.words]
-            yield splits[split], f"{doc_id}/fillers", labeled, True, disfluency
+            yield splits[split], f"{doc_id}/fillers", labeled, True, {"disfluency": disfluency}
 
 
 def _dictation(root: Path, options: dict):
@@ -394,7 +394,7 @@ def _examples(
         if written is None:
             # Pre-labelled words and ASR hypotheses come without a written form: nothing for the lexicon.
             written = [None] * len(labeled)
-        heads = (extra[0] if isinstance(extra[0], dict) else {"disfluency": extra[0]}) if extra else {}
+        heads = extra[0] if extra else {}
         disfluency = [disfluency2id[d] if d is not None else MISSING_LABEL for d in heads.get("disfluency", [None] * len(labeled))]
         command = [command2id[c] for c in heads.get("command", ["WORD"] * len(labeled))]
         paragraph = [MISSING_LABEL] * len(labeled)

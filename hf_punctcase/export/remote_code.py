@@ -45,6 +45,7 @@ SHARED_MODULES = {
     "fluency.py": "hf_punctcase.fluency",
     "dictation.py": "hf_punctcase.dictation",
     "paragraphs.py": "hf_punctcase.paragraphs",
+    "layout.py": "hf_punctcase.layout",
     "runtime_onnx_backend.py": "hf_punctcase.runtime.onnx_backend",
     "common_modeling.py": "hf_punctcase.models.common.modeling",
     "common_configuration.py": "hf_punctcase.models.common.configuration",
