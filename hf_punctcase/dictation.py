@@ -17,36 +17,41 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from .inputs import parse_inputs
-from .labels import MARK_OF_LABEL, SENTENCE_END_LABELS, SPOKEN_COMMANDS, TEXT_OF_COMMAND, apply_case, case_label_of
+from .labels import COMMAND_LABELS, MARK_OF_LABEL, SENTENCE_END_LABELS, SPOKEN_COMMANDS, TEXT_OF_COMMAND, apply_case, case_label_of
 from .layout import place_words, text_span
 
 #: Commands that write a break rather than a mark.
 BREAK_COMMANDS = ("NEWLINE", "PARAGRAPH")
+#: Every spoken phrase as its words, with its command, the longest first.
+_PHRASES = sorted(
+    ((phrase.split(), command) for command, phrases in SPOKEN_COMMANDS.items() for phrase in phrases),
+    key=lambda item: -len(item[0]),
+)
 
 
 def command_spans(words: Sequence[str], labels: Sequence[str]) -> list[tuple[int, int, str]]:
-    """The spoken commands among words with command labels: ``(start, end, command)`` for each run of
-    words that share a command label and spell one of its phrases (:data:`SPOKEN_COMMANDS`), in order.
-    A run that spells none (a lone "mark" labelled QUESTION) is no command: its words stay words."""
+    """The spoken commands among words with command labels: ``(start, end, command)`` for each phrase
+    of :data:`SPOKEN_COMMANDS` whose words the head reads as a command (any label but WORD), in order,
+    the longest phrase first. The context decides whether words are a command, the phrase which one:
+    "semicolon" read as a command is a SEMICOLON whichever command label it got, so a rare command
+    is carried out as reliably as the head tells commands from words. Words that spell no phrase (a
+    lone "mark" labelled QUESTION) stay words."""
+    lowered = [word.lower() for word in words]
     spans = []
     i = 0
     while i < len(words):
-        label = labels[i]
-        end = i + 1
-        while end < len(words) and labels[end] == label:
-            end += 1
-        start = i
-        # A run may hold the same command twice ("period period"): phrases are matched from its start.
-        while label in SPOKEN_COMMANDS and start < end:
-            for phrase in sorted(SPOKEN_COMMANDS[label], key=len, reverse=True):
-                pieces = phrase.split()
-                if start + len(pieces) <= end and [w.lower() for w in words[start : start + len(pieces)]] == pieces:
-                    spans.append((start, start + len(pieces), label))
-                    start += len(pieces)
+        match = None
+        if labels[i] != COMMAND_LABELS[0]:
+            for pieces, command in _PHRASES:
+                end = i + len(pieces)
+                if lowered[i:end] == pieces and all(label != COMMAND_LABELS[0] for label in labels[i:end]):
+                    match = (i, end, command)
                     break
-            else:
-                start += 1
-        i = end
+        if match:
+            spans.append(match)
+            i = match[1]
+        else:
+            i += 1
     return spans
 
 
@@ -57,6 +62,7 @@ def carry_out(entries: Sequence[dict], written: Sequence[str], capitalise_first:
     earlier words). Entries are copied; their text offsets are left to the caller."""
     spans = command_spans(written, [entry["command"] for entry in entries])
     in_command = {i: label for start, end, label in spans for i in range(start, end)}
+    null = COMMAND_LABELS[0]
     # Each command attaches to the last word before it that is no command's.
     attached: dict[int, list[str]] = {}
     for start, _, label in spans:
@@ -68,11 +74,11 @@ def carry_out(entries: Sequence[dict], written: Sequence[str], capitalise_first:
     for i, entry in enumerate(entries):
         if i in in_command:
             words.append({
-                **entry, "word": written[i], "punctuation": "O", "casing": case_label_of(written[i]), "punct_score": None,
+                **entry, "word": written[i], "command": in_command[i], "punctuation": "O", "casing": case_label_of(written[i]), "punct_score": None,
                 "case_score": None, "start_char": None, "end_char": None, "removed": True,
             })
             continue
-        entry = {**entry, "removed": False, "dictated": list(attached.get(i, []))}
+        entry = {**entry, "command": null, "removed": False, "dictated": list(attached.get(i, []))}
         core = _core(entry)
         if capitalise and entry["casing"] == "LOWER":
             entry["casing"] = "UPPER_FIRST"
@@ -94,9 +100,11 @@ def apply_commands(restored: dict, tokens: Sequence) -> dict:
 
     Every input word keeps one entry, in order. A command word's entry is the word as given, punctuation
     "O", the casing it is written in, no scores and no place in the text (``start_char`` and
-    ``end_char`` None), its ``command`` and ``command_score``, ``removed`` True, and the other fields its
-    restored entry had (a timed word's times). Every other entry is the restored one with ``removed``
-    False and ``dictated``: the commands that attached to it, in order ([] for none); a dictated mark is
+    ``end_char`` None), ``command`` the command carried out (its phrase's, :func:`command_spans`),
+    ``removed`` True, and the other fields its restored entry had (``command_score``, the head's
+    probability of the label it gave; a timed word's times). Every other entry is the restored one with
+    ``command`` WORD, ``removed`` False and ``dictated``: the commands that attached to it, in order
+    ([] for none); a dictated mark is
     its ``punctuation`` (COLON, SEMICOLON and EXCLAMATION included). ``sentences`` are cut at sentence
     ends and breaks and refer to input word indices."""
     entries = restored["words"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections import Counter
 
 import datasets
 import pytest
@@ -27,7 +28,7 @@ def spoken(labeled, command):
 
 
 def test_every_mark_spoken_at_rate_one_and_none_at_rate_zero():
-    labeled, command = dictate(REPORT, SCHEME, random.Random(0), rate=1.0, literal_uses=False)
+    labeled, command = dictate(REPORT, SCHEME, random.Random(0), rate=1.0, literal_uses=False, rarer_commands=False)
     spans = [label for _, _, label in command_spans(labeled.words, command)]
     assert spans[:3] == ["COLON", "PERIOD", "QUESTION"] and spans[3] in ("NEWLINE", "PARAGRAPH")
     assert spans[4:] == ["COLON", "SEMICOLON", "EXCLAMATION"]
@@ -38,6 +39,17 @@ def test_every_mark_spoken_at_rate_one_and_none_at_rate_zero():
     reference = SCHEME.parse(REPORT.replace("\n", " "))
     assert set(none) == {"WORD"} and plain.words == reference.words and plain.punct == reference.punct
     assert spoken(labeled, command) == reference.words  # the words meant as words, in order
+
+
+def test_rarer_commands_are_heard_at_their_shares_and_leave_the_words_alone():
+    text = " ".join(["She is well, he is not."] * 2000)
+    labeled, command = dictate(text, SCHEME, random.Random(2), rate=1.0, literal_uses=False)
+    said = Counter(label for _, _, label in command_spans(labeled.words, command))
+    sentence_ends = said["PERIOD"] + said["EXCLAMATION"]
+    assert sentence_ends == 2000 and said["COMMA"] + said["SEMICOLON"] + said["COLON"] == 2000
+    assert 0.05 < said["EXCLAMATION"] / 2000 < 0.11 and 0.04 < said["SEMICOLON"] / 2000 < 0.08
+    assert 0.02 < said["COLON"] / 2000 < 0.06 and 0.03 < said["NEWLINE"] / 2000 < 0.07
+    assert spoken(labeled, command) == "she is well he is not".split() * 2000
 
 
 def test_literal_uses_are_mixed_in_as_words():
@@ -57,6 +69,12 @@ def test_literal_uses_are_mixed_in_as_words():
         ("full marks".split(), ["WORD", "QUESTION"], []),  # a run that spells no command stays words
         ("pain period period".split(), ["WORD", "PERIOD", "PERIOD"], [(1, 2, "PERIOD"), (2, 3, "PERIOD")]),
         ("pain full stop".split(), ["WORD", "PERIOD", "PERIOD"], [(1, 3, "PERIOD")]),
+        # The phrase decides which command: a rare one read under another command's label is carried out.
+        ("pain semicolon he".split(), ["WORD", "COMMA", "WORD"], [(1, 2, "SEMICOLON")]),
+        ("pain new paragraph".split(), ["WORD", "PERIOD", "PARAGRAPH"], [(1, 3, "PARAGRAPH")]),
+        # Every word of the phrase must read as a command.
+        ("a question mark".split(), ["WORD", "QUESTION", "WORD"], []),
+        ("new line".split(), ["WORD", "NEWLINE"], []),
     ],
 )
 def test_command_spans(words, labels, spans):

@@ -210,7 +210,7 @@ def _dictation(root: Path, options: dict):
     # Dictated transcripts (hf_punctcase.data.dictation) of TED talks, MTSamples reports and MTS-Dialog
     # dialogues in their own splits, about a third of the words from each source; each document is
     # dictated at a rate drawn from DICTATION_RATES.
-    seed, budget = options.get("seed", 0), options.get("synthetic_words", 600_000)
+    seed, budget = options.get("seed", 0), options.get("synthetic_words", 1_500_000)
     scheme = LabelScheme()
     folder = root / "medical" / "mts_dialog"
     sources = (

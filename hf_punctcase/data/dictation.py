@@ -10,7 +10,10 @@ word before a spoken mark is labelled O (the mark is the command's), and the wor
 sentence end keeps its capital, so that the model learns both. Colons, semicolons and exclamation
 marks, which the punctuation head has no class for, keep their own command; unspoken, they fall back to
 the scheme's labels as in every other corpus. Sentences that use the command words literally
-(:data:`LITERAL_USES`) are mixed in, so that context and not the word decides.
+(:data:`LITERAL_USES`) are mixed in, so that context and not the word decides. Written text seldom has
+the marks of some commands (an exclamation mark, a semicolon, a line break inside a paragraph): a
+share of the spoken marks is said as such a command of the same place (:data:`RARER_COMMANDS`,
+:data:`LINE_BREAK_SHARE`), so that every command is heard often enough to be learnt.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from ..labels import (
     DEFAULT_CASE_LABELS,
     FALLBACK_LABEL,
     MARK_OF_LABEL,
+    SENTENCE_END_LABELS,
     SPOKEN_COMMANDS,
     LabeledWords,
     LabelScheme,
@@ -31,6 +35,16 @@ DICTATION_RATES: tuple[float, ...] = (1.0, 0.6, 0.3, 0.0)
 
 #: Of the paragraph breaks a document speaks, the share said as "new line" rather than "new paragraph".
 NEWLINE_SHARE = 0.3
+
+#: Of the marks a document speaks, the share said as a command that written text seldom has at the same
+#: place: a sentence end as an exclamation, a comma as a semicolon or a colon.
+RARER_COMMANDS: dict[str, tuple[tuple[str, float], ...]] = {
+    "PERIOD": (("EXCLAMATION", 0.08),),
+    "COMMA": (("SEMICOLON", 0.06), ("COLON", 0.04)),
+}
+
+#: Of the sentence ends a document speaks, the share followed by a spoken line break ("new line").
+LINE_BREAK_SHARE = 0.05
 
 #: A literal use is mixed in about once per this many words of a document.
 WORDS_PER_LITERAL_USE = 120
@@ -91,13 +105,20 @@ def _folded(label: str, scheme: LabelScheme) -> str:
 
 
 def dictate(
-    text: str, scheme: LabelScheme, rng: random.Random, rate: float | None = None, literal_uses: bool = True
+    text: str,
+    scheme: LabelScheme,
+    rng: random.Random,
+    rate: float | None = None,
+    literal_uses: bool = True,
+    rarer_commands: bool = True,
 ) -> tuple[LabeledWords, list[str]]:
     """A punctuated document as a dictated transcript: its words with command words inserted, their
     labels in ``scheme`` (command words: punctuation O, casing unknown), and each word's command label.
 
     ``rate``: the share of marks and paragraph breaks spoken (default: one of :data:`DICTATION_RATES`,
-    drawn by ``rng``). Paragraphs are the text's lines. ``literal_uses``: mix in :data:`LITERAL_USES`."""
+    drawn by ``rng``). Paragraphs are the text's lines. ``literal_uses``: mix in :data:`LITERAL_USES`.
+    ``rarer_commands``: say a share of the spoken marks as rarer commands (:data:`RARER_COMMANDS`) and
+    follow a share of the spoken sentence ends with "new line" (:data:`LINE_BREAK_SHARE`)."""
     rate = rng.choice(DICTATION_RATES) if rate is None else rate
     paragraphs = [line for line in text.split("\n") if line.strip()]
     words: list[str] = []
@@ -121,12 +142,25 @@ def dictate(
             command.append("WORD")
             if mark != "O" and mark in SPOKEN_COMMANDS and rng.random() < rate:
                 punct.append("O")
-                say(mark)
+                spoken = _rarer(mark, rng) if rarer_commands else mark
+                say(spoken)
+                if rarer_commands and spoken in SENTENCE_END_LABELS and rng.random() < LINE_BREAK_SHARE:
+                    say("NEWLINE")
             else:
                 punct.append(_folded(mark, scheme))
         if number < len(paragraphs) - 1 and words and rng.random() < rate:
             say("NEWLINE" if rng.random() < NEWLINE_SHARE else "PARAGRAPH")
     return LabeledWords(words, punct, case), command
+
+
+def _rarer(mark: str, rng: random.Random) -> str:
+    """The command a spoken mark is said as: ``mark``, or at its share one of :data:`RARER_COMMANDS`."""
+    draw = rng.random()
+    for command, share in RARER_COMMANDS.get(mark, ()):
+        if draw < share:
+            return command
+        draw -= share
+    return mark
 
 
 def _with_literal_uses(paragraph: str, rng: random.Random) -> str:
@@ -143,4 +177,6 @@ def _with_literal_uses(paragraph: str, rng: random.Random) -> str:
     return " ".join(out)
 
 
-__all__ = ["DICTATION_RATES", "LITERAL_USES", "NEWLINE_SHARE", "WORDS_PER_LITERAL_USE", "dictate"]
+__all__ = [
+    "DICTATION_RATES", "LINE_BREAK_SHARE", "LITERAL_USES", "NEWLINE_SHARE", "RARER_COMMANDS", "WORDS_PER_LITERAL_USE", "dictate",
+]
