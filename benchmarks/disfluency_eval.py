@@ -11,6 +11,15 @@ of fluent words kept (fluent retention), and the punctuation and casing F1 on th
 ``--swda``: on SwDA's validation conversations (real telephone speech whose markup is gone but whose
 fillers are written), the share of "um"/"uh" that ``remove_disfluencies=True`` removes and the share of
 other words it keeps (a lower bound: reparanda there are not annotated and count as kept words).
+
+``--core``: what ``remove_disfluencies=True`` keeps of what a reader needs, on real conversation (SwDA's
+validation conversations, ACI-BENCH's validation doctor–patient dialogues, the Switchboard calls of the
+splits): the share of *core words* kept — words that are no filler, no discourse marker and not said
+again within the next three words (:func:`hf_punctcase.evaluation.core_words`) — and the share of
+"um"/"uh" removed. With ``--thresholds T ...`` the same figures at other decision thresholds of the
+disfluency head, from the scores of the same restoration (a word is removed where its
+``disfluency_score`` exceeds the threshold; the model's own is its config's ``disfluency_threshold``,
+0.5 where it sets none).
 """
 
 from __future__ import annotations
@@ -23,8 +32,9 @@ import numpy as np
 from hf_punctcase.cli import add_model_arguments, load_restorer
 from hf_punctcase.data import data_dir, load_punct_case_dataset
 from hf_punctcase.data.sources import read_swda
-from hf_punctcase.evaluation import FILLER_WORDS, disfluency_table, evaluate_disfluency
+from hf_punctcase.evaluation import DEV_SETS, FILLER_WORDS, disfluency_table, evaluate_disfluency, removal_figures
 from hf_punctcase.labels import LabelScheme
+from hf_punctcase.tasks import DISFLUENCY
 
 
 def swda_removal(restorer, root, batch_size: int) -> dict[str, float]:
@@ -45,12 +55,40 @@ def swda_removal(restorer, root, batch_size: int) -> dict[str, float]:
     }
 
 
+def conversations(root, calls) -> dict[str, list[list[str]]]:
+    """The real conversations ``--core`` measures, as lowercased words without marks, by name."""
+    scheme = LabelScheme()
+    sets = {dev_set.name: dev_set for dev_set in DEV_SETS}
+    found = {name: [ref.words for ref in sets[name].load(root, scheme)] for name in ("SwDA val", "ACI-BENCH valid")}
+    for split, dataset in calls.items():
+        found[f"Switchboard {split} calls"] = [list(row["words"]) for row in dataset]
+    return {name: [[word.lower() for word in words] for words in documents] for name, documents in found.items()}
+
+
+def core_removal(restorer, documents: list[list[str]], batch_size: int, thresholds: list[float]) -> dict:
+    """``remove_disfluencies=True`` on the documents: :func:`removal_figures` at the model's threshold,
+    checked against the scores of a plain restoration, and at each of ``thresholds`` from those scores."""
+    texts = [" ".join(words) for words in documents]
+    removed = [[entry["removed"] for entry in result["words"]] for result in restorer(texts, batch_size=batch_size, remove_disfluencies=True)]
+    scores = [[entry["disfluency_score"] for entry in result["words"]] for result in restorer(texts, batch_size=batch_size)]
+    own = DISFLUENCY.threshold_in(restorer.model.config)
+    if removed != [[score > own for score in row] for row in scores]:
+        raise RuntimeError("internal error: remove_disfluencies removed other words than the head's scores say")
+    figures = {"threshold": own, **removal_figures(documents, removed)}
+    figures["at_thresholds"] = {
+        str(t): removal_figures(documents, [[score > t for score in row] for row in scores]) for t in thresholds
+    }
+    return figures
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_model_arguments(parser)
     parser.add_argument("--data-dir", default=None)
     parser.add_argument("--splits", nargs="+", default=["validation", "test"], choices=["train", "validation", "test"])
     parser.add_argument("--swda", action="store_true", help="also filler removal on SwDA's validation conversations")
+    parser.add_argument("--core", action="store_true", help="also core words kept and fillers removed on real conversation")
+    parser.add_argument("--thresholds", nargs="+", type=float, default=[], help="with --core: also at these thresholds")
     parser.add_argument("--json", default=None, help="write the figures here")
     args = parser.parse_args()
     root = data_dir(args.data_dir)
@@ -68,6 +106,16 @@ def main() -> None:
             f"\nSwDA val ({swda['swda_val_words']:,} words), remove_disfluencies=True: {100 * swda['swda_filler_removal']:.1f}% "
             f"of {swda['swda_fillers']:,} um/uh removed, {100 * swda['swda_other_words_kept']:.1f}% of the other words kept"
         )
+    if args.core:
+        rows = ["| conversations | words | threshold | core words kept | um/uh removed |", "|---|---|---|---|---|"]
+        for name, documents in conversations(root, calls).items():
+            figures[name] = found = core_removal(restorer, documents, args.batch_size, args.thresholds)
+            for threshold, at in [(found["threshold"], found), *found["at_thresholds"].items()]:
+                rows.append(
+                    f"| {name} | {at['words']:,} | {float(threshold):.2f} | {100 * at['core_words_kept']:.2f}% of "
+                    f"{at['core_words']:,} | {100 * at['fillers_removed']:.1f}% of {at['fillers']:,} |"
+                )
+        print("\n" + "\n".join(rows))
     if args.json:
         with open(args.json, "w") as handle:
             json.dump(figures, handle, indent=2)

@@ -196,6 +196,7 @@ def _check_labels(folder: Path, config: dict[str, Any]) -> dict[str, list[str]]:
         for task in tasks_of(config):
             if not task.required:
                 task.check_labels(labels[task.name])
+                task.threshold_in(config)
     except ValueError as error:
         raise fault(folder, f"config.json {one_line(error)}") from None
     # id2label names the logits for standard tooling; one that disagrees with punct_labels would be

@@ -32,6 +32,7 @@ import torch
 from .inputs import InputWords, Timeline, parse_word, split_words
 from .pipelines import PunctCasePipeline
 from .restoration import (
+    OPTION_NAMES,
     RESTORED_TASKS,
     RestoreOptions,
     Window,
@@ -40,7 +41,7 @@ from .restoration import (
     encode_windows,
     encoder_words,
     plan_windows,
-    word_probabilities,
+    window_rows,
 )
 from .dictation import CommandStream
 from .tasks import CASING, COMMAND, option_runner
@@ -126,6 +127,11 @@ class StreamingRestorer:
             window_words=window_words, context_words=context_words, keep_punctuation=keep_punctuation,
             consistent_casing=consistent_casing, ends_sentence=ends_sentence, tasks=tasks,
         )
+        # A restore option the stream does not take would become the loaded pipeline's default and be
+        # silently left unused here: the stream's windows do not vote, and it returns entries, not results.
+        ignored = sorted(set(load_kwargs) & set(OPTION_NAMES))
+        if ignored:
+            raise TypeError(f"StreamingRestorer does not take the restore options {ignored}")
         if right_context_words is None:
             right_context_words = context_words
         if isinstance(right_context_words, bool) or not isinstance(right_context_words, int):
@@ -243,7 +249,7 @@ class StreamingRestorer:
                     torch.tensor([encoded.input_ids], dtype=torch.long, device=pipe.device),
                     torch.tensor([encoded.attention_mask], dtype=torch.long, device=pipe.device),
                 )
-                rows.append({task: word_probabilities(p[0], encoded.core_positions) for task, p in probs.items()})
+                rows.append(window_rows({task: p[0] for task, p in probs.items()}, encoded).probs)
         for task in rows[0]:
             held = [self._probs[task]] if task in self._probs else []
             self._probs[task] = np.concatenate(held + [piece[task] for piece in rows])
@@ -267,6 +273,7 @@ class StreamingRestorer:
             self.options.consistent_casing,
             self.options.tasks,
             heads=self.pipe.heads,
+            thresholds=self.pipe.head_thresholds,
             # Only the stream's end is known to end a sentence; a push's last word has words to come.
             ends_sentence=last and self.options.ends_sentence,
         )

@@ -74,7 +74,11 @@ class Task:
         loss_weight_field: the config attribute weighting the task's cross-entropy (1 when absent).
         required: every model has it (punctuation, casing): restoration decodes it into the text.
         positive_label: for a two-class head task, the label whose probability is the score; the
-            output field is then a bool, True where that probability exceeds 0.5.
+            output field is then a bool, True where that probability exceeds the decision threshold
+            (0.5, or the config's :attr:`threshold_field`).
+        threshold_field: for a task with a positive label, the config attribute that may hold its
+            decision threshold, tuned on dev data (a rare label, such as a paragraph's end, is
+            under-predicted at 0.5).
         option: the way of restoring that the task makes possible, if any.
         title: what the task is called in messages (``"disfluency"``: "a disfluency head"); default: ``name``.
         description: the task in a few words (CLI help, docs).
@@ -89,6 +93,7 @@ class Task:
     loss_weight_field: str | None = None
     required: bool = False
     positive_label: str | None = None
+    threshold_field: str | None = None
     option: TaskOption | None = None
     title: str = ""
     description: str = ""
@@ -105,6 +110,8 @@ class Task:
             raise ValueError(f"task {self.name!r} needs two or more distinct labels, got {self.labels}")
         if self.positive_label is not None and (len(self.labels) != 2 or self.positive_label not in self.labels):
             raise ValueError(f"task {self.name!r}: positive_label must be one of two labels {self.labels}")
+        if self.threshold_field is not None and self.positive_label is None:
+            raise ValueError(f"task {self.name!r}: a threshold_field needs a positive_label")
 
     @property
     def label_field(self) -> str:
@@ -139,15 +146,29 @@ class Task:
             raise ValueError(f"{self.config_field} must be {list(self.labels)} or None, got {labels}")
         return labels
 
-    def word_fields(self, row: np.ndarray, labels: Sequence[str], passed_through: bool) -> dict[str, Any]:
+    def threshold_in(self, config: Any) -> float:
+        """The decision threshold of the positive label that a config (object or config.json dict)
+        gives, checked; 0.5 where it gives none."""
+        if self.threshold_field is None:
+            return 0.5
+        value = config.get(self.threshold_field) if isinstance(config, Mapping) else getattr(config, self.threshold_field, None)
+        if value is None:
+            return 0.5
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 < value < 1.0:
+            raise ValueError(f"{self.threshold_field} must be a number between 0 and 1, got {value!r}")
+        return float(value)
+
+    def word_fields(
+        self, row: np.ndarray, labels: Sequence[str], passed_through: bool, threshold: float = 0.5
+    ) -> dict[str, Any]:
         """A restored word's fields from the head's probabilities for the word (a word passed through
-        untouched is certain of the null label)."""
+        untouched is certain of the null label); ``threshold``: the positive label's decision threshold."""
         if passed_through:
             row = np.zeros(len(labels), dtype=np.float32)
             row[0] = 1.0
         if self.positive_label is not None:
             score = float(row[list(labels).index(self.positive_label)])
-            return {self.output_field: score > 0.5, self.score_field: score}
+            return {self.output_field: score > threshold, self.score_field: score}
         best = int(np.argmax(row))
         return {self.output_field: labels[best], self.score_field: float(row[best])}
 
@@ -203,7 +224,7 @@ DISFLUENCY = register_task(
     Task(
         "disfl", DISFLUENCY_LABELS, config_field="disfluency_labels", word_column="disfluency",
         output_field="disfluent", score_field="disfluency_score", loss_weight_field="disfluency_loss_weight",
-        positive_label="DISFLUENT", title="disfluency", description="fillers, edit terms and reparanda",
+        positive_label="DISFLUENT", threshold_field="disfluency_threshold", title="disfluency", description="fillers, edit terms and reparanda",
         option=TaskOption(
             "remove_disfluencies",
             help="leave out fillers, edit terms and the first copy of repeated or restarted words, and punctuate "
@@ -235,7 +256,7 @@ PARAGRAPH = register_task(
     Task(
         "paragraph", PARAGRAPH_LABELS, config_field="paragraph_labels", word_column="paragraph",
         output_field="paragraph_end", score_field="paragraph_end_score", loss_weight_field="paragraph_loss_weight",
-        positive_label="END", title="paragraph", description="where a paragraph ends",
+        positive_label="END", threshold_field="paragraph_threshold", title="paragraph", description="where a paragraph ends",
         option=TaskOption(
             "paragraphs",
             help="write a blank line between paragraphs where the model ends one (models with a paragraph head; "
@@ -260,6 +281,11 @@ def head_tasks(config: Any) -> tuple[Task, ...]:
 def head_labels(config: Any) -> dict[Task, tuple[str, ...]]:
     """The model's head tasks and the labels its config gives each (what restoration decodes)."""
     return {task: task.labels_in(config) for task in head_tasks(config)}
+
+
+def head_thresholds(config: Any) -> dict[Task, float]:
+    """The decision thresholds the config gives its head tasks' positive labels (those it sets)."""
+    return {task: task.threshold_in(config) for task in head_tasks(config) if task.threshold_in(config) != 0.5}
 
 
 def tasks_named(names: Iterable[str]) -> tuple[Task, ...]:
@@ -303,6 +329,7 @@ __all__ = [
     "TaskOption",
     "head_labels",
     "head_tasks",
+    "head_thresholds",
     "option_runner",
     "register_task",
     "task_options",

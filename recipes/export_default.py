@@ -60,14 +60,17 @@ CARDS = {"default": REPO / "model_cards" / "default.md", "on-device": REPO / "mo
 PARITY_SET = DEV_SETS[0]
 
 
-def export_default(checkpoint: Path, target: Path, storage: str, encoder_name: str | None = None) -> None:
+def export_default(
+    checkpoint: Path, target: Path, storage: str, encoder_name: str | None = None, disfluency_threshold: float | None = None
+) -> None:
     """Write a checkpoint as the package's embedded model: weights only (``int8``: the encoder's Linear
     and Embedding weights as int8 per row, hf_punctcase.quantization; ``fp16``: every weight in fp16),
     config and tokenizer; the config asks for fp32, which the pipeline replaces by bf16 on CPUs with bf16 matrix
     units. A checkpoint stored int8 already (``hf-punctcase quantize`` output) ships its weights unchanged.
     ``encoder_name`` replaces the directory the encoder was loaded from (site-packages, or a local MLM
-    run), meaningless on a user's machine. The target is replaced only once complete; its README.md (the
-    card) is written afterwards by main()."""
+    run), meaningless on a user's machine. ``disfluency_threshold``: the disfluency head's decision
+    threshold, written into the config (``remove_disfluencies`` leaves out the words whose score exceeds
+    it). The target is replaced only once complete; its README.md (the card) is written afterwards by main()."""
     with atomic_directory(target, overwrite=True) as staging:
         if storage == "int8" and is_storage_quantized(checkpoint):
             # Stored int8 already (``hf-punctcase quantize``): shipped as stored. Its float values,
@@ -85,6 +88,9 @@ def export_default(checkpoint: Path, target: Path, storage: str, encoder_name: s
             save_file({k: v.half().contiguous() for k, v in weights.items()}, staging / "model.safetensors", metadata={"format": "pt"})
         config = json.loads((staging / "config.json").read_text())
         config["dtype"] = "float32"
+        if disfluency_threshold is not None:
+            config[DISFLUENCY.threshold_field] = disfluency_threshold
+            DISFLUENCY.threshold_in(config)  # one between 0 and 1
         if encoder_name:
             config["encoder"]["_name_or_path"] = encoder_name
         # The package ships data only (weights, config, tokenizer, card): the trust_remote_code files and
@@ -146,6 +152,11 @@ def main() -> None:
         help="--model on-device: int8 scales per output channel instead of per tensor",
     )
     parser.add_argument(
+        "--disfluency-threshold", type=float, default=None,
+        help="--model default: the disfluency head's decision threshold, written into the config (default: the "
+        "checkpoint's, or 0.5)",
+    )
+    parser.add_argument(
         "--ablation-table", type=Path, default=None,
         help="A markdown file (e.g. from benchmarks/ablation_table.py) the card shows as its ablation section.",
     )
@@ -175,7 +186,9 @@ def main() -> None:
         print(f"parity with torch on {parity['words']} words: punctuation {100 * parity['punct_agreement']:.2f}%, "
               f"casing {100 * parity['case_agreement']:.2f}%", flush=True)
     else:
-        export_default(args.checkpoint, target, args.storage, encoder_name=card.encoder_id)
+        export_default(
+            args.checkpoint, target, args.storage, encoder_name=card.encoder_id, disfluency_threshold=args.disfluency_threshold
+        )
     restorer = hf_punctcase.load_pipeline(str(target))
     evaluations = evaluate_all(restorer, root, args.batch_size)
     (args.checkpoint / "dev_evaluation.json").write_text(json.dumps({e.name: e.scores for e in evaluations}, indent=2))
@@ -227,7 +240,9 @@ def main() -> None:
         card.extra_sections["Disfluency"] = (
             "`p(text, remove_disfluencies=True)` leaves out the words the disfluency head marks (fillers, "
             "discourse markers, edit terms, the first copy of a repeated or restarted stretch) and punctuates "
-            "and cases the words kept; every word entry carries `disfluent` and `disfluency_score`. On the "
+            "and cases the words kept; every word entry carries `disfluent` and `disfluency_score`. A word is "
+            f"marked where its score exceeds {DISFLUENCY.threshold_in(restorer.model.config):g} (the config's "
+            "`disfluency_threshold`, 0.5 where it sets none). On the "
             "annotated Switchboard calls held out from training (Meteer markup; words the head marks against "
             f"the annotation; `python benchmarks/disfluency_eval.py --model {args.model}`):\n\n"
             + disfluency_table(figures)

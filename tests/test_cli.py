@@ -122,6 +122,8 @@ def test_device_dtype_and_window_options(tiny_model_dir, monkeypatch, capsys):
     windows = restorer("--window-words", "10", "--context-words", "2")
     assert windows._preprocess_params["progress"] is False
     assert (windows._preprocess_params["options"].window_words, windows._preprocess_params["options"].context_words) == (10, 2)
+    assert windows._preprocess_params["options"].vote_windows is False
+    assert restorer("--vote-windows")._preprocess_params["options"].vote_windows is True
     text = " ".join(["so what are the risks"] * 10)
     code, out, err = run_cli(monkeypatch, capsys, ["restore", "-m", tiny_model_dir, "--window-words", "10",
                                                 "--context-words", "2", "--dtype", "bfloat16", text])

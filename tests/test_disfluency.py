@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import shutil
 
 import numpy as np
 import pytest
@@ -14,7 +15,7 @@ from transformers import Trainer, TrainingArguments
 from transformers.trainer_utils import EvalPrediction
 
 import hf_punctcase
-from hf_punctcase.evaluation import compute_metrics_for, score_task
+from hf_punctcase.evaluation import compute_metrics_for, core_words, removal_figures, score_task
 from hf_punctcase.tasks import DISFLUENCY, tasks_of
 from hf_punctcase.labels import DISFLUENCY_LABELS, IGNORE_INDEX, LabelScheme
 from hf_punctcase.metrics import PunctCase
@@ -324,3 +325,28 @@ def test_card_names_the_disfluency_head():
     config = disfluent_config("punct_to_disfl").to_dict()
     assert "disfluency head" in architecture_of(config) and "attention between the heads" in architecture_of(config)
     assert "disfluency" not in architecture_of(tiny_config().to_dict())
+
+
+def test_remove_disfluencies_removes_what_exceeds_the_models_threshold(filler_model_dir, tmp_path):
+    text = " ".join(filler_examples(random.Random(9), 1, num_words=60)[0][0])
+    scores = [entry["disfluency_score"] for entry in hf_punctcase.load_pipeline(filler_model_dir, dtype=torch.float32)(text)["words"]]
+    # A threshold above half the words the model marks disfluent: fewer words go.
+    marked = sorted(score for score in scores if score > 0.5)
+    threshold = marked[len(marked) // 2]
+    assert [score > threshold for score in scores] != [score > 0.5 for score in scores]
+    folder = tmp_path / "with_threshold"
+    shutil.copytree(filler_model_dir, folder)
+    config = json.loads((folder / "config.json").read_text())
+    (folder / "config.json").write_text(json.dumps({**config, "disfluency_threshold": threshold}))
+    result = hf_punctcase.load_pipeline(str(folder), dtype=torch.float32)(text, remove_disfluencies=True)
+    assert [entry["removed"] for entry in result["words"]] == [score > threshold for score in scores]
+
+
+def test_core_words_leave_out_fillers_discourse_markers_and_words_said_again_soon():
+    words = "um so you know i had very itchy skin very sore skin and uh a fever".split()
+    core = dict(enumerate(core_words(words)))
+    # The first "very" and "skin" are said again three words on; the second ones are the words kept.
+    assert [w for i, w in enumerate(words) if core[i]] == "i had itchy very sore skin and a fever".split()
+    figures = removal_figures([words], [[w in ("um", "sore") for w in words]])
+    assert figures["core_words"] == 9 and figures["core_words_kept"] == 8 / 9
+    assert figures["fillers"] == 2 and figures["fillers_removed"] == 0.5

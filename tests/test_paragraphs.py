@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
-import pytest
+import json
+import shutil
+from pathlib import Path
 
+import pytest
+import torch
+from conftest import tiny_config
+
+import hf_punctcase
+from hf_punctcase.checkpoints import CheckpointError
 from hf_punctcase.data.builder import _paragraph_ends
-from hf_punctcase.labels import LabelScheme
+from hf_punctcase.labels import PARAGRAPH_LABELS, LabelScheme
 from hf_punctcase.paragraphs import cut_into_paragraphs, paragraph_ends
 
 SCHEME = LabelScheme()
@@ -47,3 +55,41 @@ def test_paragraphs_break_only_at_sentence_ends_and_keep_every_word():
 def test_no_paragraph_head_is_an_internal_error():
     with pytest.raises(RuntimeError, match="no paragraph labels"):
         cut_into_paragraphs({"text": "a", "words": [{"word": "a", "punctuation": "O"}]})
+
+
+@pytest.fixture(scope="module")
+def paragraph_model_dir(tiny_tokenizer, tmp_path_factory):
+    torch.manual_seed(0)
+    model = hf_punctcase.JointTokenClassificationModel(tiny_config(paragraph_labels=list(PARAGRAPH_LABELS))).eval()
+    folder = tmp_path_factory.mktemp("paragraph_model")
+    model.save_pretrained(folder)
+    tiny_tokenizer.save_pretrained(folder)
+    return folder
+
+
+def _with_threshold(folder: Path, threshold, tmp_path: Path) -> Path:
+    copy = tmp_path / f"threshold_{threshold}"
+    shutil.copytree(folder, copy)
+    config = json.loads((copy / "config.json").read_text())
+    config["paragraph_threshold"] = threshold
+    (copy / "config.json").write_text(json.dumps(config))
+    return copy
+
+
+def test_a_paragraph_ends_where_the_score_exceeds_the_models_threshold(paragraph_model_dir, tmp_path):
+    text = " ".join(["so what are the risks i am not technical"] * 6)
+    scores = None
+    for threshold in (None, 0.2, 0.8):
+        folder = paragraph_model_dir if threshold is None else _with_threshold(paragraph_model_dir, threshold, tmp_path)
+        words = hf_punctcase.load_pipeline(str(folder), dtype=torch.float32)(text, paragraphs=True)["words"]
+        scores = scores or [entry["paragraph_end_score"] for entry in words]
+        assert [entry["paragraph_end_score"] for entry in words] == scores  # the threshold decides, the scores stay
+        assert [entry["paragraph_end"] for entry in words] == [score > (threshold or 0.5) for score in scores]
+    assert any(0.2 < score <= 0.8 for score in scores)  # the two thresholds decide some words apart
+
+
+@pytest.mark.parametrize("threshold", [0, 1, 2, "0.3", True])
+def test_a_threshold_that_is_none_is_refused_in_one_line(paragraph_model_dir, tmp_path, threshold):
+    folder = _with_threshold(paragraph_model_dir, threshold, tmp_path)
+    with pytest.raises(CheckpointError, match=f"config.json paragraph_threshold must be a number between 0 and 1, got {threshold!r}"):
+        hf_punctcase.load_pipeline(str(folder))

@@ -13,7 +13,9 @@ from hf_punctcase.hardware import detect_hardware
 
 from conftest import assert_same_restoration
 from hf_punctcase.inputs import split_words
-from hf_punctcase.restoration import add_char_offsets, capitalisable, consistent_labels, decode, is_opaque, plan_windows
+from hf_punctcase.restoration import (
+    add_char_offsets, capitalisable, consistent_labels, decode, is_opaque, plan_windows, vote_weights,
+)
 
 from conftest import VOCABULARY, random_text
 
@@ -110,6 +112,46 @@ def test_windows_tile_the_input(num_words, window_words, context_words):
     for w in windows:
         assert w.start <= w.core_start < w.core_end <= w.end <= num_words
         assert w.end - w.start <= window_words
+
+
+@given(st.integers(0, 2000), st.integers(3, 300), st.integers(0, 60))
+def test_voting_windows_are_the_same_windows_answering_for_all_their_words(num_words, window_words, context_words):
+    if window_words <= 2 * context_words:
+        return
+    tiled = list(plan_windows(num_words, window_words, context_words))
+    voting = list(plan_windows(num_words, window_words, context_words, vote=True))
+    assert [(w.start, w.end) for w in voting] == [(w.start, w.end) for w in tiled]
+    assert all((w.core_start, w.core_end) == (w.start, w.end) for w in voting)
+    for w in voting:
+        weights = vote_weights(w, num_words)
+        assert len(weights) == w.end - w.start and weights.min() >= 1
+        if w.start > 0:  # a cut edge: the word beside it counts least
+            assert weights[0] == 1
+        if w.start == 0 and w.end == num_words:  # the whole input: every word counts the same
+            assert len(set(weights.tolist())) == 1
+
+
+def test_voting_windows_average_every_window_that_holds_a_word(tiny_pipeline):
+    words = random_text(random.Random(5), 70).split()
+    text = " ".join(words)
+    voted = tiny_pipeline(text, window_words=20, context_words=5, vote_windows=True, return_probabilities=True)
+    assert_contract(text, voted)
+    total = {task: np.zeros_like(probs, dtype=np.float64) for task, probs in voted["probabilities"].items()}
+    weight = np.zeros(len(words))
+    for window in plan_windows(len(words), 20, 5, vote=True):
+        # A window's words restored alone are that window: the same subwords, the same probabilities.
+        alone = tiny_pipeline(" ".join(words[window.start : window.end]), return_probabilities=True)["probabilities"]
+        weights = vote_weights(window, len(words))
+        for task in total:
+            total[task][window.start : window.end] += weights[:, None] * alone[task]
+        weight[window.start : window.end] += weights
+    for task, probs in voted["probabilities"].items():
+        np.testing.assert_allclose(probs, total[task] / weight[:, None], atol=1e-5)
+    tiled = tiny_pipeline(text, window_words=20, context_words=5, return_probabilities=True)
+    assert any(not np.allclose(tiled["probabilities"][task], voted["probabilities"][task]) for task in tiled["probabilities"])
+    # One window holds the whole input: its one vote is the answer.
+    short = " ".join(words[:10])
+    assert tiny_pipeline(short, window_words=20, context_words=5, vote_windows=True) == tiny_pipeline(short, window_words=20, context_words=5)
 
 
 def test_window_settings_change_nothing_structural(tiny_pipeline):

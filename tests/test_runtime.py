@@ -64,6 +64,8 @@ def test_runtime_gives_the_pipelines_results(exported):
     ):
         text = "so, what are the risks? i am not technical"
         assert _strip_arrays(restorer(text, **extra)) == _strip_arrays(onnx_pipe(text, **extra)), extra
+    # windows that vote, as the pipeline's
+    assert restorer(TEXTS, vote_windows=True) == onnx_pipe(TEXTS, vote_windows=True, **options)
     # one window a batch, or every window in one call: the same
     assert OnDeviceRestorer(folder, batch_size=1)(TEXTS) == OnDeviceRestorer(folder, batch_size=64)(TEXTS)
 

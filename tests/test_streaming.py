@@ -246,6 +246,11 @@ def test_bad_arguments(tiny_pipeline):
         StreamingRestorer(42)
     with pytest.raises(TypeError, match="loading a pipeline"):
         StreamingRestorer(tiny_pipeline, dtype="float32")
+    # A restore option the stream does not take is refused, not left as an unused pipeline default.
+    with pytest.raises(TypeError, match=r"does not take the restore options \['vote_windows'\]"):
+        StreamingRestorer(tiny_pipeline, vote_windows=True)
+    with pytest.raises(TypeError, match="does not take the restore options"):
+        StreamingRestorer("default", return_sentences=True)
 
 
 def test_loads_a_checkpoint(tiny_model_dir, tiny_pipeline):

@@ -212,6 +212,11 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
         help="words of context on each side of a window's core (default: %(default)s)",
     )
     parser.add_argument(
+        "--vote-windows", action="store_true",
+        help="every window answers for all of its words, and each word's labels come from the average of the "
+        "windows that hold it, weighted by its distance from their edges (the same windows run)",
+    )
+    parser.add_argument(
         "--trust-remote-code", action="store_true",
         help="allow a checkpoint whose model type this library does not know to run its own code (default: refuse)",
     )
@@ -255,6 +260,7 @@ def load_restorer(args: argparse.Namespace):
             device=args.device,
             window_words=args.window_words,
             context_words=args.context_words,
+            vote_windows=getattr(args, "vote_windows", False),
             dtype=args.dtype,
             runtime=getattr(args, "runtime", None),
             progress=False,  # no per-call bars: the CLI shows one bar for the whole input

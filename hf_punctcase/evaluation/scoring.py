@@ -202,6 +202,53 @@ def _documents(dataset) -> tuple[list[LabeledWords], dict[Task, list[list[str | 
 #: The filler words whose removal the disfluency figures report on their own ("um" and "uh").
 FILLER_WORDS = ("uh", "um")
 
+#: The commonest discourse markers of conversation (Meteer et al.'s {D ...} and {E ...} words): a fluent
+#: transcript may leave them out and lose nothing a reader needs.
+DISCOURSE_MARKERS = ("well", "like", "so", "oh", "okay", "ok", "actually", "anyway", "right", "now", "see", "you know", "i mean")
+
+#: A word said again within this many words after it may be a restart's reparandum ("the the", "very
+#: itchy skin very sore skin": the first "very" and "skin").
+REPEAT_WINDOW = 3
+
+
+def core_words(words: Sequence[str]) -> list[bool]:
+    """Which words of a conversation a reader needs, whatever the disfluency annotation: every word but
+    the fillers (:data:`FILLER_WORDS`), the discourse markers (:data:`DISCOURSE_MARKERS`, phrases
+    included) and a word said again within :data:`REPEAT_WINDOW` words after it. Words are compared
+    lowercased; a transcript's removal of a core word is a loss, whatever else it removes."""
+    lowered = [word.lower() for word in words]
+    core = [word not in FILLER_WORDS for word in lowered]
+    for marker in DISCOURSE_MARKERS:
+        pieces = marker.split()
+        for i in range(len(lowered) - len(pieces) + 1):
+            if lowered[i : i + len(pieces)] == pieces:
+                core[i : i + len(pieces)] = [False] * len(pieces)
+    for i, word in enumerate(lowered):
+        if word in lowered[i + 1 : i + 1 + REPEAT_WINDOW]:
+            core[i] = False
+    return core
+
+
+def removal_figures(documents: Sequence[Sequence[str]], removed: Sequence[Sequence[bool]]) -> dict[str, float]:
+    """What a disfluency removal did to conversations: the share of their core words (:func:`core_words`)
+    kept, the share of their fillers removed, and the counts."""
+    core, fillers = [], []
+    for words, gone in zip(documents, removed):
+        if len(words) != len(gone):
+            raise RuntimeError(f"internal error: {len(gone)} removal flags for {len(words)} words")
+        for word, needed, out in zip(words, core_words(words), gone):
+            if needed:
+                core.append(not out)
+            elif word.lower() in FILLER_WORDS:
+                fillers.append(out)
+    return {
+        "words": sum(len(words) for words in documents),
+        "core_words": len(core),
+        "core_words_kept": float(np.mean(core)) if core else float("nan"),
+        "fillers": len(fillers),
+        "fillers_removed": float(np.mean(fillers)) if fillers else float("nan"),
+    }
+
 
 def evaluate_disfluency(restorer, dataset, batch_size: int = 16) -> dict[str, float]:
     """Score a pipeline with the disfluency head on a dataset with ``disfluency`` labels (e.g. the

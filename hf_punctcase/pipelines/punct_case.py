@@ -16,7 +16,6 @@ from __future__ import annotations
 import os
 import sys
 
-import numpy as np
 import torch
 from transformers.pipelines.base import ChunkPipeline
 
@@ -25,15 +24,17 @@ from ..inputs import InputWords, parse_inputs, transcript
 from ..labels import LabelScheme
 from ..restoration import (
     OPTION_NAMES,
+    EncodedWindow,
     RestoreOptions,
+    WindowRows,
     encode_windows,
     encoder_words,
     max_input_length,
     plan_windows,
     restore_from_windows,
-    word_probabilities,
+    window_rows,
 )
-from ..tasks import PUNCTUATION, head_labels, option_runner, tasks_of
+from ..tasks import PUNCTUATION, head_labels, head_thresholds, option_runner, tasks_of
 from .backends import backend_for
 
 #: Set by :class:`~hf_punctcase.AutoModelForJointTokenClassification` on a model it loaded for this
@@ -77,6 +78,9 @@ class PunctCasePipeline(ChunkPipeline):
     Args (at construction or call time):
         window_words (`int`, defaults to 200): words per model window.
         context_words (`int`, defaults to 50): words of context on each side of a window's core.
+        vote_windows (`bool`, defaults to `False`): every window answers for all of its words, and each
+            word's probabilities are the average of the windows that hold it, weighted by its distance
+            from each one's cut edge (the same windows run).
         keep_punctuation (`bool`, defaults to `False`): keep marks already in the input instead of
             stripping them and predicting.
         consistent_casing (`bool`, defaults to `True`): decide the mark after each word together with
@@ -142,6 +146,7 @@ class PunctCasePipeline(ChunkPipeline):
         self.model_tasks = tasks_of(self.model.config)
         #: The head tasks and their labels, as decoding reads them.
         self.heads = head_labels(self.model.config)
+        self.head_thresholds = head_thresholds(self.model.config)
 
     def save_pretrained(self, save_directory, **kwargs):
         """Save the model (with the code that loads it and this pipeline without the plugin) and the
@@ -203,7 +208,7 @@ class PunctCasePipeline(ChunkPipeline):
     def preprocess(self, text, options: RestoreOptions, progress: bool | None = None):
         source = transcript(text)
         words = encoder_words(source, self.model.config.lowercase_input, self.tokenizer.unk_token)
-        windows = list(plan_windows(len(source), options.window_words, options.context_words))
+        windows = list(plan_windows(len(source), options.window_words, options.context_words, options.vote_windows))
         show = progress if progress is not None else (len(windows) > 20 and sys.stderr.isatty())
         bar = None
         if show:
@@ -229,16 +234,16 @@ class PunctCasePipeline(ChunkPipeline):
 
     # ---- subwords → per-word probabilities ---------------------------------------------------
     def _forward(self, model_inputs):
-        core_positions = model_inputs["core_positions"]
-        if isinstance(core_positions, np.ndarray):  # one unbatched item
-            core_positions = [core_positions]
+        windows = model_inputs["window"]
+        if isinstance(windows, EncodedWindow):  # one unbatched item
+            windows = [windows]
         probs = self.backend(model_inputs["input_ids"], model_inputs["attention_mask"])
         # Keep only the rows of the words each window answers for: memory stays bounded by the
         # window batch, whatever the input's length.
         return {
             "probs": [
-                {task: word_probabilities(task_probs[row], positions) for task, task_probs in probs.items()}
-                for row, positions in enumerate(core_positions)
+                window_rows({task: task_probs[row] for task, task_probs in probs.items()}, window)
+                for row, window in enumerate(windows)
             ],
             "source": model_inputs["source"],
             "is_last": model_inputs["is_last"],
@@ -250,23 +255,23 @@ class PunctCasePipeline(ChunkPipeline):
         if isinstance(source, list):  # batch_size=1 keeps the collated list of one
             source = source[0]
         windows = [window for output in model_outputs for window in _unbatched(output["probs"])]
-        return restore_from_windows(source, windows, self.scheme, self.lexicon, options, self.heads)
+        return restore_from_windows(source, windows, self.scheme, self.lexicon, options, self.heads, self.head_thresholds)
 
 
 def _item(encoded, source: InputWords) -> dict:
     return {
         "input_ids": torch.tensor([encoded.input_ids], dtype=torch.long),
         "attention_mask": torch.tensor([encoded.attention_mask], dtype=torch.long),
-        "core_positions": encoded.core_positions,
+        "window": encoded,
         "source": source,
         "is_last": False,
     }
 
 
-def _unbatched(probs) -> list[dict[str, np.ndarray]]:
-    """A model output's per-window probabilities: a list of one dict per window (the base class may
-    have unbatched it into a dict, or kept a list of one)."""
-    return [probs] if isinstance(probs, dict) else list(probs)
+def _unbatched(probs) -> list[WindowRows]:
+    """A model output's windows' rows: a list of one per window (the base class may have unbatched it
+    into one, or kept a list of one)."""
+    return [probs] if isinstance(probs, WindowRows) else list(probs)
 
 
 __all__ = ["PunctCasePipeline", "check_model_object"]

@@ -36,11 +36,14 @@ from .windows import (
     DEFAULT_WINDOW_WORDS,
     EncodedWindow,
     Window,
+    WindowRows,
     check_window_sizes,
     encode_windows,
     join_windows,
     max_input_length,
     plan_windows,
+    vote_weights,
+    window_rows,
     word_probabilities,
 )
 from .words import MAX_WORD_CHARS, capitalisable, encoder_words, has_surrogate, is_opaque, restored_trail
@@ -57,6 +60,7 @@ __all__ = [
     "RestoreOptions",
     "SENTENCE_END_LABELS",
     "Window",
+    "WindowRows",
     "add_char_offsets",
     "capitalisable",
     "char_offsets",
@@ -76,5 +80,7 @@ __all__ = [
     "restore_from_windows",
     "restored_trail",
     "sentences",
+    "vote_weights",
+    "window_rows",
     "word_probabilities",
 ]

@@ -14,7 +14,7 @@ from ..labels import SENTENCE_END_LABELS, LabelScheme, apply_case, case_label_of
 from ..tasks import CASING, PUNCTUATION
 from .options import RESTORED_TASKS, RestoreOptions, check_tasks
 from .sentences import add_char_offsets, sentences
-from .windows import join_windows
+from .windows import WindowRows, join_windows
 from .words import capitalisable, is_opaque, restored_trail
 
 if TYPE_CHECKING:
@@ -37,6 +37,7 @@ def decode(
     tasks: Sequence[str] = RESTORED_TASKS,
     heads: Mapping[Task, Sequence[str]] | None = None,
     ends_sentence: bool = True,
+    thresholds: Mapping[Task, float] | None = None,
 ) -> dict:
     """Per-word probabilities (``probs[task]``: one row per word) → labels → the restored text.
 
@@ -125,8 +126,9 @@ def decode(
         )
     for head, labels in (heads or {}).items():
         if head.name in probs:
+            threshold = (thresholds or {}).get(head, 0.5)
             for entry, row, dark in zip(restored, probs[head.name], opaque):
-                entry.update(head.word_fields(row, labels, dark))
+                entry.update(head.word_fields(row, labels, dark, threshold))
     return {"text": " ".join(w["word"] for w in restored), "words": restored}
 
 
@@ -217,20 +219,21 @@ def consistent_labels(
 
 def restore_from_windows(
     source: InputWords,
-    windows: Sequence[dict[str, np.ndarray]],
+    windows: Sequence[WindowRows],
     scheme: LabelScheme,
     lexicon: dict[str, str],
     options: RestoreOptions,
     heads: Mapping[Task, Sequence[str]] | None = None,
+    thresholds: Mapping[Task, float] | None = None,
 ) -> dict:
-    """One input's result from its windows' per-word probabilities (in order): the words joined,
+    """One input's result from what its windows say of their words (in order): the words joined,
     decoded as ``options`` say and given character offsets; the fields the input's words carried
     besides the word (``source.extras``: times, ...) added to each word without replacing a restored
     field, before the sentences are cut; ``"sentences"`` and ``"probabilities"`` when asked for."""
     probs = join_windows(windows, len(source))
     result = decode(
         source, probs, scheme, lexicon, options.keep_punctuation, options.consistent_casing, options.tasks, heads,
-        options.ends_sentence,
+        options.ends_sentence, thresholds,
     )
     add_char_offsets(result["words"])
     if source.extras is not None:

@@ -45,6 +45,9 @@ class RestoreOptions:
         window_words: words per model window (200).
         context_words: words of context on each side of a window's core (50); the core,
             ``window_words − 2 × context_words`` words, must hold at least one.
+        vote_windows: every window answers for all of its words, and a word's probabilities are the
+            average of the windows that hold it, weighted by its distance from each one's cut edge
+            (:func:`~hf_punctcase.restoration.vote_weights`); the same windows run, so it costs the same.
         keep_punctuation: keep the marks already in the input instead of stripping them and predicting.
         consistent_casing: decide the mark after each word together with the casing of the next
             (:func:`~hf_punctcase.restoration.consistent_labels`); False: each head's argmax.
@@ -57,6 +60,7 @@ class RestoreOptions:
 
     window_words: int = DEFAULT_WINDOW_WORDS
     context_words: int = DEFAULT_CONTEXT_WORDS
+    vote_windows: bool = False
     keep_punctuation: bool = False
     consistent_casing: bool = True
     ends_sentence: bool = True

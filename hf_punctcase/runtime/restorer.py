@@ -21,14 +21,15 @@ from ..labels import LabelScheme
 from ..restoration import (
     EncodedWindow,
     RestoreOptions,
+    WindowRows,
     encode_windows,
     encoder_words,
     max_input_length,
     plan_windows,
     restore_from_windows,
-    word_probabilities,
+    window_rows,
 )
-from ..tasks import head_labels, option_runner, tasks_of
+from ..tasks import head_labels, head_thresholds, option_runner, tasks_of
 from .onnx_backend import OnnxBackend, read_export_info
 from .tokenizer import RuntimeTokenizer
 
@@ -38,9 +39,9 @@ def read_export_settings(folder: str | os.PathLike) -> dict:
     whether words are lowercased for the model (from ``config.json``) and the longest window in
     subwords (from :data:`~hf_punctcase.runtime.onnx_backend.EXPORT_INFO_FILE`, as the export resolved it from the model's config).
 
-    Returns ``{"scheme", "lexicon", "lowercase_input", "model_max_length", "tasks", "labels", "heads"}``
-    (the model's tasks, :func:`~hf_punctcase.tasks.tasks_of`, the labels of each by name, and its head
-    tasks with their labels)."""
+    Returns ``{"scheme", "lexicon", "lowercase_input", "model_max_length", "tasks", "labels", "heads",
+    "head_thresholds"}`` (the model's tasks, :func:`~hf_punctcase.tasks.tasks_of`, the labels of each by
+    name, its head tasks with their labels, and the decision thresholds its config sets)."""
     folder = Path(folder)
     config_file = folder / "config.json"
     if not config_file.is_file():
@@ -57,6 +58,7 @@ def read_export_settings(folder: str | os.PathLike) -> dict:
         "tasks": tasks_of(config),
         "labels": {task.name: task.labels_in(config) or () for task in tasks_of(config)},
         "heads": head_labels(config),
+        "head_thresholds": head_thresholds(config),
     }
 
 
@@ -117,6 +119,7 @@ class OnDeviceRestorer:
         #: every word, and its option (``remove_disfluencies=True``, ...) works.
         self.model_tasks = settings["tasks"]
         self.heads = settings["heads"]
+        self.head_thresholds = settings["head_thresholds"]
         self.backend.check_heads(settings["labels"])
         self.batch_size = batch_size
 
@@ -147,13 +150,13 @@ class OnDeviceRestorer:
     def _windows(self, source: InputWords, options: RestoreOptions) -> Iterator[EncodedWindow]:
         """The pipeline's windows of one input: its words as the model sees them, planned and tokenised."""
         words = encoder_words(source, self.lowercase_input, self.tokenizer.unk_token)
-        windows = list(plan_windows(len(source), options.window_words, options.context_words))
+        windows = list(plan_windows(len(source), options.window_words, options.context_words, options.vote_windows))
         return encode_windows(self.tokenizer, words, windows, self.max_length)
 
     def _stream(self, sources: list[InputWords], options: RestoreOptions) -> Iterator[dict]:
         """Results in input order; each input is decoded as soon as its last window has run, and
         windows of consecutive inputs share ONNX Runtime calls (``batch_size`` windows each)."""
-        done: list[list[dict[str, np.ndarray]]] = [[] for _ in sources]
+        done: list[list[WindowRows]] = [[] for _ in sources]
         expected = [0] * len(sources)
         batch: list[tuple[int, EncodedWindow]] = []
         next_result = 0
@@ -179,7 +182,7 @@ class OnDeviceRestorer:
             self._run(batch, done)
         yield from ready(len(sources))
 
-    def _run(self, batch: list[tuple[int, EncodedWindow]], done: list[list[dict[str, np.ndarray]]]) -> None:
+    def _run(self, batch: list[tuple[int, EncodedWindow]], done: list[list[WindowRows]]) -> None:
         """One ONNX Runtime call over a batch of windows, padded on the right as the pipeline pads them
         (pad id, mask 0); each window's rows of its core words go to its input."""
         length = max(len(window.input_ids) for _, window in batch)
@@ -190,12 +193,10 @@ class OnDeviceRestorer:
             mask[row, : len(window.attention_mask)] = window.attention_mask
         probs = self.backend(ids, mask)
         for row, (index, window) in enumerate(batch):
-            done[index].append(
-                {task: word_probabilities(task_probs[row], window.core_positions) for task, task_probs in probs.items()}
-            )
+            done[index].append(window_rows({task: task_probs[row] for task, task_probs in probs.items()}, window))
 
-    def _result(self, source: InputWords, windows: list[dict[str, np.ndarray]], options: RestoreOptions) -> dict:
-        return restore_from_windows(source, windows, self.scheme, self.lexicon, options, self.heads)
+    def _result(self, source: InputWords, windows: list[WindowRows], options: RestoreOptions) -> dict:
+        return restore_from_windows(source, windows, self.scheme, self.lexicon, options, self.heads, self.head_thresholds)
 
 
 __all__ = ["OnDeviceRestorer", "read_export_settings"]

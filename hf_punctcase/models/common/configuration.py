@@ -19,6 +19,7 @@ class JointLabelsMixin:
         LabelScheme(tuple(self.punct_labels), tuple(self.case_labels))  # validates the label sets
         for task in head_tasks(self):
             setattr(self, task.config_field, task.check_labels(getattr(self, task.config_field)))
+            task.threshold_in(self)  # a decision threshold the config sets must be one
         self.id2label = dict(enumerate(self.punct_labels))
         self.label2id = {label: i for i, label in enumerate(self.punct_labels)}
 
