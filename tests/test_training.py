@@ -233,3 +233,27 @@ def test_a_resume_passes_over_a_checkpoint_cut_off_while_it_was_saved(tmp_path, 
     (tmp_path / "checkpoint-10" / "trainer_state.json").unlink()
     (tmp_path / "checkpoint-5" / "trainer_state.json").unlink()
     assert latest_whole_checkpoint(tmp_path) is None
+
+
+def test_head_flags_give_the_joint_transformer_its_heads_from_a_checkpoint_or_an_encoder(
+    tiny_model_dir, tiny_encoder_dir, tiny_cnn_dir
+):
+    from hf_punctcase.labels import COMMAND_LABELS, LabelScheme, PARAGRAPH_LABELS
+    from hf_punctcase.tasks import COMMAND, PARAGRAPH, head_tasks
+    from hf_punctcase.training import ModelArguments
+    from hf_punctcase.training.model import build_model
+
+    scheme = LabelScheme()
+    heads = {"command_head": True, "paragraph_head": True, "command_loss_weight": 0.7, "paragraph_loss_weight": 0.2}
+    for source in ({"model_name_or_path": tiny_model_dir}, {"encoder": tiny_encoder_dir}):
+        model, _, _ = build_model(ModelArguments(**source, **heads), scheme, {})
+        config = model.config
+        assert head_tasks(config) == (COMMAND, PARAGRAPH)
+        assert (config.command_labels, config.paragraph_labels) == (list(COMMAND_LABELS), list(PARAGRAPH_LABELS))
+        assert (config.command_loss_weight, config.paragraph_loss_weight) == (0.7, 0.2)
+        assert model.command_classifier.out_features == len(COMMAND_LABELS)
+    # Without the flags, no head and no loss weight of one in the config.
+    plain, _, _ = build_model(ModelArguments(encoder=tiny_encoder_dir), scheme, {})
+    assert head_tasks(plain.config) == () and "command_loss_weight" not in plain.config.to_diff_dict()
+    with pytest.raises(ValueError, match="--paragraph_head is for the joint transformer, not a cnn_bilstm_punct_case checkpoint"):
+        build_model(ModelArguments(model_name_or_path=tiny_cnn_dir, paragraph_head=True), scheme, {})

@@ -28,6 +28,7 @@ import yaml
 from transformers import HfArgumentParser
 
 from ..models import FAMILIES
+from ..tasks import COMMAND, DISFLUENCY, PARAGRAPH, Task
 
 #: How the documents of the user's file corpora are split (``--text_split``).
 TEXT_SPLITS = ("hash", "all")
@@ -149,9 +150,9 @@ class ModelArguments:
         if self.model_family is not None and self.model_family not in MODEL_FAMILY_CHOICES:
             raise ValueError(f"--model_family must be one of {list(MODEL_FAMILY_CHOICES)}, got {self.model_family!r}")
         if self.model_family == "cnn_bilstm":
+            heads = [(f"--{flag}", getattr(self, flag)) for flag in HEAD_FLAGS]
             for name, value in (("--encoder", self.encoder), ("--num_encoder_layers", self.num_encoder_layers),
-                                ("--lora_r", self.lora_r), ("--disfluency_head", self.disfluency_head),
-                                ("--command_head", self.command_head), ("--paragraph_head", self.paragraph_head)):
+                                ("--lora_r", self.lora_r), *heads):
                 if value:
                     raise ValueError(f"{name} is for the joint transformer, not --model_family cnn_bilstm")
             if not self.model_name_or_path and not self.tokenizer_name_or_path:
@@ -170,6 +171,24 @@ class ModelArguments:
             raise ValueError("--quantization_aware_training is for the joint transformer (stored int8 per row)")
         if self.head_dependency != "none" and not self.disfluency_head:
             raise ValueError(f"--head_dependency {self.head_dependency} needs --disfluency_head")
+
+    def requested_heads(self) -> dict[str, Task]:
+        """The optional heads this run gives the joint transformer: their flags (:data:`HEAD_FLAGS`) and tasks."""
+        return {flag: task for flag, task in HEAD_FLAGS.items() if getattr(self, flag)}
+
+    def head_config(self) -> dict:
+        """The config fields of the requested heads: each one's labels and loss weight (its task's
+        ``config_field`` and ``loss_weight_field``, the weight this run's ``--<field>``)."""
+        fields = {}
+        for task in self.requested_heads().values():
+            fields[task.config_field] = list(task.labels)
+            fields[task.loss_weight_field] = getattr(self, task.loss_weight_field)
+        return fields
+
+
+#: The flags that give the joint transformer an optional head, and the head's task; each task's loss
+#: weight is the ModelArguments field named as its ``loss_weight_field``.
+HEAD_FLAGS: dict[str, Task] = {"disfluency_head": DISFLUENCY, "command_head": COMMAND, "paragraph_head": PARAGRAPH}
 
 
 @dataclass

@@ -10,10 +10,11 @@ from transformers import AutoConfig, AutoTokenizer, PreTrainedModel, PreTrainedT
 
 from ..auto import AutoModelForJointTokenClassification
 from ..checkpoints import resolve
-from ..labels import COMMAND_LABELS, DISFLUENCY_LABELS, PARAGRAPH_LABELS, LabelScheme
+from ..labels import LabelScheme
 from ..models import FAMILIES
 from ..models.joint_transformer import JointTokenClassificationConfig
 from ..quantization import simulate_int8_storage
+from ..tasks import head_tasks
 from .arguments import ModelArguments
 
 logger = logging.getLogger(__name__)
@@ -28,20 +29,13 @@ def build_model(
         # "default" is the model shipped inside the package, not a Hub id.
         path = resolve(model_args.model_name_or_path).location
         config = AutoConfig.from_pretrained(path, trust_remote_code=False)
-        if model_args.disfluency_head:
+        for flag, task in model_args.requested_heads().items():
             if config.model_type != JointTokenClassificationConfig.model_type:
-                raise ValueError(f"--disfluency_head is for the joint transformer, not a {config.model_type} checkpoint")
+                raise ValueError(f"--{flag} is for the joint transformer, not a {config.model_type} checkpoint")
             # A head the checkpoint lacks is initialised; one it has keeps its weights.
-            config.disfluency_labels = list(DISFLUENCY_LABELS)
+            setattr(config, task.config_field, list(task.labels))
+        if model_args.disfluency_head:
             config.head_dependency = model_args.head_dependency
-        if model_args.command_head:
-            if config.model_type != JointTokenClassificationConfig.model_type:
-                raise ValueError(f"--command_head is for the joint transformer, not a {config.model_type} checkpoint")
-            config.command_labels = list(COMMAND_LABELS)
-        if model_args.paragraph_head:
-            if config.model_type != JointTokenClassificationConfig.model_type:
-                raise ValueError(f"--paragraph_head is for the joint transformer, not a {config.model_type} checkpoint")
-            config.paragraph_labels = list(PARAGRAPH_LABELS)
         model = AutoModelForJointTokenClassification.from_pretrained(path, config=config, trust_remote_code=False)
         family = model_args.model_family
         if family is not None and FAMILIES[family].model_type != model.config.model_type:
@@ -60,11 +54,8 @@ def build_model(
             model.config.case_loss_weight = model_args.case_loss_weight
             # What the checkpoint runs best as was measured on its weights, not on the ones trained now.
             model.config.preferred_cpu_runtime = None
-            model.config.disfluency_loss_weight = model_args.disfluency_loss_weight
-            if getattr(model.config, "command_labels", None):
-                model.config.command_loss_weight = model_args.command_loss_weight
-            if getattr(model.config, "paragraph_labels", None):
-                model.config.paragraph_loss_weight = model_args.paragraph_loss_weight
+            for task in head_tasks(model.config):
+                setattr(model.config, task.loss_weight_field, getattr(model_args, task.loss_weight_field))
         model.config.validate_loss_options()
         return model, AutoTokenizer.from_pretrained(path), str(model_args.model_name_or_path)
     family = FAMILIES[model_args.model_family or "joint_transformer"]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ...labels import COMMAND_LABELS, DISFLUENCY_LABELS, PARAGRAPH_LABELS, LabelScheme
+from ...labels import LabelScheme
 from ...tasks import DISFLUENCY
 from ..common.family import ModelFamily
 from .configuration import JointTokenClassificationConfig
@@ -44,15 +44,8 @@ def new_model(model_args, scheme: LabelScheme, lexicon: dict[str, str], punct_lo
         label_smoothing=model_args.label_smoothing,
         punct_class_weights=model_args.punct_class_weights,
         mixed_case_lexicon=lexicon,
-        disfluency_labels=list(DISFLUENCY_LABELS) if model_args.disfluency_head else None,
         head_dependency=model_args.head_dependency,
-        disfluency_loss_weight=model_args.disfluency_loss_weight,
-        **({"command_labels": list(COMMAND_LABELS), "command_loss_weight": model_args.command_loss_weight} if model_args.command_head else {}),
-        **(
-            {"paragraph_labels": list(PARAGRAPH_LABELS), "paragraph_loss_weight": model_args.paragraph_loss_weight}
-            if model_args.paragraph_head
-            else {}
-        ),
+        **model_args.head_config(),
         case_loss_weight=model_args.case_loss_weight,
     )
     return model, AutoTokenizer.from_pretrained(source), str(source)
