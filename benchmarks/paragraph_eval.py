@@ -33,6 +33,7 @@ from hf_punctcase.atomic_files import atomic_write_text
 from hf_punctcase.data.sources import data_dir, read_ted_talks
 from hf_punctcase.data.splits import document_split
 from hf_punctcase.labels import SENTENCE_END_LABELS, LabelScheme
+from hf_punctcase.paragraphs import paragraph_ends
 from hf_punctcase.tasks import PARAGRAPH
 
 
@@ -76,12 +77,10 @@ def pooled(pairs: list[tuple[set[int], set[int]]]) -> dict:
 
 
 def restored_ends(words: list[dict], threshold: float) -> set[int]:
-    """The paragraph ends ``paragraphs=True`` gives at ``threshold`` from one restoration's words: a
-    sentence end whose paragraph-end score exceeds it (the text's own end left out)."""
-    return {
-        i for i, entry in enumerate(words[:-1])
-        if entry["paragraph_end_score"] > threshold and entry["punctuation"] in SENTENCE_END_LABELS
-    }
+    """The paragraph ends ``paragraphs=True`` gives at ``threshold`` from one restoration's words
+    (:func:`hf_punctcase.paragraphs.paragraph_ends` of the words decided at it; the text's own end left out)."""
+    decided = [{**entry, "paragraph_end": entry["paragraph_end_score"] > threshold} for entry in words]
+    return set(paragraph_ends(decided)[:-1])
 
 
 def best_threshold(restored: list[tuple[list[dict], set[int]]]) -> tuple[float, dict]:

@@ -285,7 +285,8 @@ def head_labels(config: Any) -> dict[Task, tuple[str, ...]]:
 
 def head_thresholds(config: Any) -> dict[Task, float]:
     """The decision thresholds the config gives its head tasks' positive labels (those it sets)."""
-    return {task: task.threshold_in(config) for task in head_tasks(config) if task.threshold_in(config) != 0.5}
+    thresholds = {task: task.threshold_in(config) for task in head_tasks(config)}
+    return {task: threshold for task, threshold in thresholds.items() if threshold != 0.5}
 
 
 def tasks_named(names: Iterable[str]) -> tuple[Task, ...]:
