@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from .inputs import parse_inputs
-from .labels import case_label_of
+from .labels import COMMAND_LABELS, case_label_of
 
 
 def fluent_inputs(first: dict, tokens: Sequence) -> tuple[list[int], list]:
@@ -30,17 +30,19 @@ def merge_fluent(first: dict, fluent: dict, kept: Sequence[int], tokens: Sequenc
     per input word, in order.
 
     A kept word's entry is its entry in ``fluent`` with ``disfluent`` False, its ``disfluency_score``
-    and ``removed`` False; a removed word's entry is the input word as given (``word``), punctuation
-    "O", the casing class it is written in, ``punct_score`` and ``case_score`` None, no place in the
-    text (``start_char`` and ``end_char`` None), ``disfluent`` True, its score and ``removed`` True,
-    plus the fields a timed input word carried. Sentences refer to input word indices; probabilities,
-    when asked for, are the first restoration's (one row per input word)."""
+    and ``removed`` False (True where the second pass carried it out as a spoken command); a removed
+    word's entry is the input word as given (``word``), punctuation "O", the casing class it is written
+    in, ``punct_score`` and ``case_score`` None, no place in the text (``start_char`` and ``end_char``
+    None), ``disfluent`` True, its score and ``removed`` True, plus the other fields of its first-pass
+    entry (a timed input word's times, the other heads' labels), ``command`` WORD where it has one (a
+    word left out carries out no command). Sentences and paragraphs refer to input word indices;
+    probabilities, when asked for, are the first restoration's (one row per input word)."""
     position = {index: rank for rank, index in enumerate(kept)}
     words = []
     for i, entry in enumerate(first["words"]):
         if i in position:
             merged = dict(fluent["words"][position[i]])
-            merged.update(disfluent=False, disfluency_score=entry["disfluency_score"], removed=False)
+            merged.update(disfluent=False, disfluency_score=entry["disfluency_score"], removed=merged.get("removed", False))
         else:
             token = tokens[i]
             written = token["word"].strip() if isinstance(token, Mapping) else token
@@ -57,21 +59,26 @@ def merge_fluent(first: dict, fluent: dict, kept: Sequence[int], tokens: Sequenc
                 "removed": True,
             }
             merged.update((key, value) for key, value in entry.items() if key not in merged and key not in _RESTORED_FIELDS)
+            if "command" in merged:
+                merged["command"] = COMMAND_LABELS[0]
         words.append(merged)
     result = {"text": fluent["text"], "words": words}
-    if "sentences" in fluent:
-        result["sentences"] = [
-            {**sentence, "first_word": kept[sentence["first_word"]], "last_word": kept[sentence["last_word"]]}
-            for sentence in fluent["sentences"]
-        ]
+    for spans in ("sentences", "paragraphs"):
+        if spans in fluent:
+            result[spans] = [
+                {**span, "first_word": kept[span["first_word"]], "last_word": kept[span["last_word"]]}
+                for span in fluent[spans]
+            ]
     if "probabilities" in first:
         result["probabilities"] = first["probabilities"]
     return result
 
 
-# Fields of a restored word entry (the others come from a timed input word).
+# Fields of a restored word entry that a removed word's entry does not take from its first-pass entry
+# (``dictated``: the commands a kept word carries out).
 _RESTORED_FIELDS = frozenset(
-    {"word", "punctuation", "casing", "punct_score", "case_score", "start_char", "end_char", "disfluent", "disfluency_score"}
+    {"word", "punctuation", "casing", "punct_score", "case_score", "start_char", "end_char", "disfluent", "disfluency_score",
+     "dictated"}
 )
 
 

@@ -23,27 +23,36 @@ PARAGRAPH_BREAK = "\n\n"
 
 def paragraph_ends(words: Sequence[dict]) -> list[int]:
     """The indices of the words that end a paragraph: those the head marks ``paragraph_end`` that end a
-    sentence, and the last word."""
+    sentence, and the last word. Words ``removed`` from the text (by another task option) end none."""
+    kept = [i for i, entry in enumerate(words) if not entry.get("removed")]
     ends = [
-        i for i, entry in enumerate(words[:-1])
-        if entry.get("paragraph_end") and entry.get("punctuation") in SENTENCE_END_LABELS
+        i for i in kept[:-1]
+        if words[i].get("paragraph_end") and words[i].get("punctuation") in SENTENCE_END_LABELS
     ]
-    return ends + [len(words) - 1] if words else []
+    return ends + kept[-1:]
 
 
 def cut_into_paragraphs(restored: dict) -> dict:
     """``restored`` (a restoration whose words carry ``paragraph_end``) with a blank line between its
     paragraphs, its words' ``start_char`` and ``end_char`` and its sentences' moved to match, and
     ``paragraphs``: ``{"text", "first_word", "last_word", "start", "end", "start_char", "end_char"}``
-    each, as sentences are given."""
+    each, as sentences are given.
+
+    The text's own layout stays: a break another option wrote (a dictated line break, or a dictated
+    new paragraph, which ends a paragraph too) is kept, and a blank line replaces whatever followed a
+    word where the head ends a paragraph."""
     words = [dict(entry) for entry in restored["words"]]
     if words and "paragraph_end" not in words[0]:
         raise RuntimeError("internal error: the restoration has no paragraph labels")
+    kept = [i for i, entry in enumerate(words) if not entry.get("removed")]
+    laid_out = _separators(restored["text"], words, kept)
     ends = paragraph_ends(words)
     breaks = set(ends[:-1])
-    text, _ = place_words(words, lambda i, _: PARAGRAPH_BREAK if i in breaks else " ")
-    text = text.removesuffix(" ")
-    paragraphs = [text_span(words, first, end, text) for first, end in zip([0] + [end + 1 for end in ends], ends)]
+    ends = sorted(breaks | {i for i in kept[:-1] if PARAGRAPH_BREAK in laid_out[i]} | set(kept[-1:]))
+    text, _ = place_words(words, lambda i, _: PARAGRAPH_BREAK if i in breaks else laid_out[i])
+    following = {i: kept[rank + 1] for rank, i in enumerate(kept[:-1])}
+    firsts = kept[:1] + [following[end] for end in ends[:-1]]
+    paragraphs = [text_span(words, first, end, text) for first, end in zip(firsts, ends)]
     result = {**restored, "text": text, "words": words, "paragraphs": paragraphs}
     if "sentences" in restored:
         result["sentences"] = [
@@ -51,6 +60,13 @@ def cut_into_paragraphs(restored: dict) -> dict:
             for sentence in restored["sentences"]
         ]
     return result
+
+
+def _separators(text: str, words: Sequence[dict], kept: Sequence[int]) -> dict[int, str]:
+    """What follows each word placed in ``text`` there: the text up to the next placed word (after the
+    last, to the end)."""
+    starts = [words[i]["start_char"] for i in kept[1:]] + [len(text)]
+    return {i: text[words[i]["end_char"]:start] for i, start in zip(kept, starts)}
 
 
 def restore_in_paragraphs(restore, inputs, is_split_into_words: bool, **options):

@@ -46,12 +46,17 @@ class TaskOption:
         label: the demo checkbox's label.
         run: ``run(restore, inputs, is_split_into_words, **options)``, the restoration with the option
             on, given the restorer's own call ``restore(inputs, is_split_into_words, **options)``.
+        rank: where the option runs when several are on: an option of higher rank runs outside those
+            of lower rank, its restorations being theirs (disfluency removal restores the kept words
+            with spoken punctuation and paragraphs; paragraphs lay out the text that dictated breaks
+            have laid out).
     """
 
     name: str
     help: str
     label: str
     run: Callable[..., Any]
+    rank: int = 0
 
     @property
     def flag(self) -> str:
@@ -232,6 +237,7 @@ DISFLUENCY = register_task(
             "\"removed\" for those left out)",
             label="remove disfluencies (um, uh, repetitions, restarts)",
             run=restore_without_disfluencies,
+            rank=2,
         ),
     )
 )
@@ -263,6 +269,7 @@ PARAGRAPH = register_task(
             "with --json the result lists the paragraphs with their first and last word and times)",
             label="paragraphs",
             run=restore_in_paragraphs,
+            rank=1,
         ),
     )
 )
@@ -301,9 +308,9 @@ def task_options() -> tuple[TaskOption, ...]:
 
 
 def option_runner(options: dict[str, Any], model_tasks: Sequence[Task], model: str = "this model") -> Callable | None:
-    """The run of the task option switched on among a call's ``options`` (taken out of them; an option
-    set to False is taken out too), or None. Raises ValueError when the model lacks the option's task,
-    or when two options are on."""
+    """The run of the task options switched on among a call's ``options`` (taken out of them; an option
+    set to False is taken out too), or None. Several options run together, the one of highest
+    :attr:`TaskOption.rank` outermost. Raises ValueError when the model lacks an option's task."""
     chosen = []
     for task in TASKS.values():
         if task.option is not None and options.pop(task.option.name, False):
@@ -314,9 +321,25 @@ def option_runner(options: dict[str, Any], model_tasks: Sequence[Task], model: s
                     f"{model} has no {task.title} head, only {others}"
                 )
             chosen.append(task.option)
-    if len(chosen) > 1:
-        raise ValueError(f"one task option at a time, got {[option.name for option in chosen]}")
-    return chosen[0].run if chosen else None
+    if not chosen:
+        return None
+    return _together(tuple(sorted(chosen, key=lambda option: -option.rank)))
+
+
+def _together(options: Sequence[TaskOption]) -> Callable:
+    """One run of ``options`` (outermost first): each restores through the ones after it."""
+    outer, inner = options[0], options[1:]
+    if not inner:
+        return outer.run
+    run_inner = _together(inner)
+
+    def run(restore, inputs, is_split_into_words: bool, **given):
+        def restore_inner(items, split, **kwargs):
+            return run_inner(restore, items, split, **kwargs)
+
+        return outer.run(restore_inner, inputs, is_split_into_words, **given)
+
+    return run
 
 
 __all__ = [

@@ -15,6 +15,7 @@ from hf_punctcase.checkpoints import CheckpointError
 from hf_punctcase.data.builder import _paragraph_ends
 from hf_punctcase.labels import PARAGRAPH_LABELS, LabelScheme
 from hf_punctcase.paragraphs import cut_into_paragraphs, paragraph_ends
+from hf_punctcase.restoration.sentences import add_char_offsets
 
 SCHEME = LabelScheme()
 
@@ -35,6 +36,7 @@ def restored(words, punct, paragraph_end, times=False):
         if times:
             entry.update(start=float(i), end=i + 0.5)
         entries.append(entry)
+    add_char_offsets(entries)
     return {"text": " ".join(e["word"] for e in entries), "words": entries,
             "sentences": [{"first_word": 0, "last_word": 1}, {"first_word": 2, "last_word": 4}]}
 

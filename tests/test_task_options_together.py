@@ -1,0 +1,157 @@
+"""Task options together: disfluency removal, spoken punctuation and paragraphs in one call."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from conftest import tiny_config
+
+import hf_punctcase
+from hf_punctcase.dictation import apply_commands
+from hf_punctcase.fluency import merge_fluent
+from hf_punctcase.labels import COMMAND_LABELS, DISFLUENCY_LABELS, PARAGRAPH_LABELS, LabelScheme
+from hf_punctcase.paragraphs import cut_into_paragraphs
+from hf_punctcase.restoration.sentences import add_char_offsets
+
+SCHEME = LabelScheme()
+
+
+def restored(words, punct, command, paragraph_end=None, disfluent=None):
+    """A restoration as the pipeline gives it, from labels."""
+    entries = []
+    for i, (word, p, k) in enumerate(zip(words, punct, command)):
+        entry = {"word": SCHEME.render_word(word, p, "LOWER"), "punctuation": p, "casing": "LOWER", "punct_score": 0.9,
+                 "case_score": 0.9, "command": k, "command_score": 0.8}
+        if paragraph_end is not None:
+            entry.update(paragraph_end=paragraph_end[i], paragraph_end_score=0.9 if paragraph_end[i] else 0.1)
+        if disfluent is not None:
+            entry.update(disfluent=disfluent[i], disfluency_score=0.9 if disfluent[i] else 0.1)
+        entries.append(entry)
+    add_char_offsets(entries)
+    return {"text": " ".join(e["word"] for e in entries), "words": entries}
+
+
+def test_paragraphs_keep_dictated_breaks_and_a_dictated_new_paragraph_ends_one():
+    words = "it hurts new line she said so period new paragraph we agree period and then we left new line".split()
+    punct = ["O", "PERIOD", "O", "O", "O", "O", "O", "O", "O", "O", "O", "O", "O", "O", "O", "O", "PERIOD", "O", "O"]
+    command = ["WORD", "WORD", "NEWLINE", "NEWLINE", "WORD", "WORD", "WORD", "PERIOD", "PARAGRAPH", "PARAGRAPH", "WORD",
+               "WORD", "PERIOD", "WORD", "WORD", "WORD", "WORD", "NEWLINE", "NEWLINE"]
+    # The head ends a paragraph after "hurts" (where a line break was dictated) and on the command
+    # words (removed, so they end none).
+    ends = [False, True, True, True] + [False] * 3 + [True] * 3 + [False] * 9
+    dictated = apply_commands(restored(words, punct, command, paragraph_end=ends), words)
+    assert dictated["text"] == "it hurts.\nShe said so.\n\nWe agree. And then we left.\n"
+    result = cut_into_paragraphs(dictated)
+    # The dictated line break after "hurts" becomes a blank line; the dictated new paragraph ends one;
+    # the line break dictated at the end stays.
+    assert result["text"] == "it hurts.\n\nShe said so.\n\nWe agree. And then we left.\n"
+    assert [p["text"] for p in result["paragraphs"]] == ["it hurts.", "She said so.", "We agree. And then we left."]
+    assert [(p["first_word"], p["last_word"]) for p in result["paragraphs"]] == [(0, 1), (4, 6), (10, 16)]
+    assert len(result["words"]) == len(words)
+    for entry in result["words"]:
+        if not entry["removed"]:
+            assert result["text"][entry["start_char"]:entry["end_char"]] == entry["word"]
+
+
+def test_a_text_of_commands_has_no_paragraph():
+    dictated = apply_commands(restored(["period"], ["O"], ["PERIOD"], paragraph_end=[True]), ["period"])
+    result = cut_into_paragraphs(dictated)
+    assert result["text"] == "" and result["paragraphs"] == []
+
+
+def test_a_word_removed_as_disfluent_carries_out_no_command_and_commands_kept_stay_removed():
+    words = "um comma comma we left period".split()
+    first = restored(words, ["O"] * 6, ["WORD", "COMMA", "COMMA", "WORD", "WORD", "PERIOD"],
+                     paragraph_end=[False] * 6, disfluent=[True, True, False, False, False, False])
+    kept = [2, 3, 4, 5]
+    fluent = cut_into_paragraphs(apply_commands(
+        restored([words[i] for i in kept], ["O"] * 4, ["COMMA", "WORD", "WORD", "PERIOD"], paragraph_end=[False] * 4),
+        [words[i] for i in kept],
+    ))
+    merged = merge_fluent(first, fluent, kept, words)
+    assert merged["text"] == "we left."
+    entries = merged["words"]
+    assert [e["removed"] for e in entries] == [True, True, True, False, False, True]
+    assert [e["disfluent"] for e in entries] == [True, True, False, False, False, False]
+    # The first "comma" was a repetition: left out as disfluent, it carries out no command.
+    assert entries[1]["command"] == "WORD" and "dictated" not in entries[1]
+    assert entries[2]["command"] == "COMMA" and entries[5]["command"] == "PERIOD"
+    assert merged["paragraphs"] == [{**fluent["paragraphs"][0], "first_word": 3, "last_word": 4}]
+
+
+@pytest.fixture(scope="module")
+def every_head_model(tiny_tokenizer, tmp_path_factory):
+    """A tiny model with the disfluency, command and paragraph heads. Its command head reads every word
+    as a command and its paragraph head ends a paragraph everywhere, so that the words that spell a
+    command phrase are commands and every sentence end ends a paragraph."""
+    torch.manual_seed(0)
+    config = tiny_config(
+        disfluency_labels=list(DISFLUENCY_LABELS), command_labels=list(COMMAND_LABELS), paragraph_labels=list(PARAGRAPH_LABELS),
+    )
+    model = hf_punctcase.JointTokenClassificationModel(config).eval()
+    with torch.no_grad():
+        for head, label in ((model.command_classifier, COMMAND_LABELS.index("PERIOD")), (model.paragraph_classifier, 1)):
+            head.weight.zero_()
+            head.bias.zero_()
+            head.bias[label] = 10.0
+    folder = tmp_path_factory.mktemp("every_head_model")
+    model.save_pretrained(folder)
+    tiny_tokenizer.save_pretrained(folder)
+    return str(folder)
+
+
+TEXT = "um so the patient had chest pain period uh she she denies fever comma cough new paragraph we think it works period"
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"remove_disfluencies": True, "spoken_punctuation": True},
+        {"remove_disfluencies": True, "paragraphs": True},
+        {"spoken_punctuation": True, "paragraphs": True},
+        {"remove_disfluencies": True, "spoken_punctuation": True, "paragraphs": True},
+    ],
+)
+def test_options_together_restore_the_kept_words_as_their_own_transcript(every_head_model, options):
+    pipe = hf_punctcase.load_pipeline(every_head_model, dtype=torch.float32)
+    words = TEXT.split()
+    result = pipe(TEXT, return_sentences=True, **options)
+    entries = result["words"]
+    assert [e["word"].lower().rstrip(".,?!:;") for e in entries] == words  # one entry per input word, in order
+    kept = [e for e in entries if not e["removed"]]
+    assert result["text"].split() == [e["word"] for e in kept]
+    for entry in kept:
+        assert result["text"][entry["start_char"]:entry["end_char"]] == entry["word"]
+    if options.get("remove_disfluencies"):
+        fluent = [w for w, e in zip(words, entries) if not e["disfluent"]]
+        inner = {name: on for name, on in options.items() if name != "remove_disfluencies"}
+        assert result["text"] == pipe(fluent, is_split_into_words=True, **inner)["text"]
+        assert all(e["removed"] for e in entries if e["disfluent"])
+    if options.get("spoken_punctuation"):
+        commands = [w for w, e in zip(words, entries) if e["removed"] and not e.get("disfluent")]
+        assert commands and set(commands) <= {"period", "comma", "new", "paragraph"}
+        assert "period" not in result["text"].lower().split()
+    if options.get("paragraphs"):
+        assert result["text"].count("\n\n") == len(result["paragraphs"]) - 1
+        for paragraph in result["paragraphs"]:
+            assert not entries[paragraph["first_word"]]["removed"] and not entries[paragraph["last_word"]]["removed"]
+            assert result["text"][paragraph["start_char"]:paragraph["end_char"]] == paragraph["text"]
+    for sentence in result["sentences"]:
+        assert result["text"][sentence["start_char"]:sentence["end_char"]] == sentence["text"]
+
+
+def test_options_together_from_the_cli_and_the_torch_free_runtime(every_head_model, tmp_path, monkeypatch, capsys):
+    pytest.importorskip("onnx")
+    from hf_punctcase.cli import main
+    from hf_punctcase.export.onnx import export_onnx
+    from hf_punctcase.runtime import OnDeviceRestorer
+
+    options = {"remove_disfluencies": True, "spoken_punctuation": True, "paragraphs": True}
+    expected = hf_punctcase.load_pipeline(every_head_model, dtype=torch.float32)(TEXT, **options)
+    monkeypatch.setattr("sys.argv", ["hf-punctcase"])
+    code = main(["restore", "--model", every_head_model, "--remove-disfluencies", "--spoken-punctuation", "--paragraphs", TEXT])
+    assert code == 0 and capsys.readouterr().out == expected["text"] + "\n"
+    export_onnx(every_head_model, tmp_path / "onnx")
+    result = OnDeviceRestorer(tmp_path / "onnx")(TEXT, **options)
+    assert result["text"] == expected["text"]
+    assert [e["removed"] for e in result["words"]] == [e["removed"] for e in expected["words"]]
