@@ -3,12 +3,14 @@
 
     python benchmarks/dictation_eval.py --model runs/default_dictation_head/final
     python benchmarks/dictation_eval.py --model MODEL --set benchmarks/data/dictation_dev.txt --show-errors
+    python benchmarks/dictation_eval.py --model MODEL --remove-disfluencies   # the two options together
 
 The set (default: benchmarks/data/dictation_dev.txt, hand-written, apart from the training data) has one
 dictated transcript a line: ``[words]`` are a spoken command, ``{words}`` command words meant as words.
 Reported: the share of commands carried out (all of the command's words left out of the text and its
 mark or break on the word before it), per command and overall; the share of literal uses kept as words;
-the share of every other word kept.
+the share of every other word kept. With ``--remove-disfluencies`` the set is restored with both options,
+and a word left out as disfluent counts as a word lost (or a command missed).
 """
 
 from __future__ import annotations
@@ -55,13 +57,13 @@ def read_set(path: Path) -> list[str]:
     return [line.strip() for line in path.read_text(encoding="utf-8").splitlines() if line.strip() and not line.startswith("#")]
 
 
-def score(pipe, lines: list[str], show_errors: bool = False) -> dict:
+def score(pipe, lines: list[str], show_errors: bool = False, **options) -> dict:
     carried, said = Counter(), Counter()
     kept = Counter()
     totals = Counter()
     for line in lines:
         words, roles, commands = parse_line(line)
-        result = pipe(" ".join(words), spoken_punctuation=True)
+        result = pipe(" ".join(words), spoken_punctuation=True, **options)
         entries = result["words"]
         for role, entry in zip(roles, entries):
             if role != "COMMAND":
@@ -97,10 +99,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model", required=True, help="a checkpoint with a spoken-command head")
     parser.add_argument("--set", type=Path, default=DEFAULT_SET)
     parser.add_argument("--show-errors", action="store_true")
+    parser.add_argument("--remove-disfluencies", action="store_true", help="restore with remove_disfluencies=True too")
     parser.add_argument("--json", type=Path, help="also write the scores here")
     args = parser.parse_args(argv)
     pipe = hf_punctcase.load_pipeline(args.model)
-    scores = {"model": args.model, "set": str(args.set), **score(pipe, read_set(args.set), args.show_errors)}
+    options = {"remove_disfluencies": True} if args.remove_disfluencies else {}
+    scores = {
+        "model": args.model, "set": str(args.set), **options,
+        **score(pipe, read_set(args.set), args.show_errors, **options),
+    }
     text = json.dumps(scores, indent=2)
     print(text)
     if args.json:

@@ -14,13 +14,18 @@ from .labels import COMMAND_LABELS, case_label_of
 def fluent_inputs(first: dict, tokens: Sequence) -> tuple[list[int], list]:
     """The words a fluent transcript keeps, from a first restoration with the disfluency head:
     the indices of the input words not marked ``disfluent``, and those input words (``tokens``: the
-    input's words as given, str or timed dicts) in order."""
+    input's words as given, str or timed dicts) in order.
+
+    With spoken punctuation, the words of a command the first restoration carried out and the words a
+    dictated mark or break attaches to are kept whatever the disfluency head says: a speaker dictates a
+    mark after words they mean, and the head learnt disfluency from speech without dictated commands
+    (it takes the word before "period" for an abandoned one)."""
     entries = first["words"]
     if len(entries) != len(tokens):
         raise RuntimeError(f"internal error: {len(entries)} restored words for {len(tokens)} input words")
     if entries and "disfluent" not in entries[0]:
         raise RuntimeError("internal error: the restoration has no disfluency labels")
-    kept = [i for i, entry in enumerate(entries) if not entry["disfluent"]]
+    kept = [i for i, entry in enumerate(entries) if not entry["disfluent"] or _dictated(entry)]
     return kept, [tokens[i] for i in kept]
 
 
@@ -72,6 +77,11 @@ def merge_fluent(first: dict, fluent: dict, kept: Sequence[int], tokens: Sequenc
     if "probabilities" in first:
         result["probabilities"] = first["probabilities"]
     return result
+
+
+def _dictated(entry: dict) -> bool:
+    """Whether a first-pass entry is a carried-out command's word or a word a dictated mark attaches to."""
+    return bool(entry.get("dictated")) or (entry.get("removed", False) and entry.get("command", COMMAND_LABELS[0]) != COMMAND_LABELS[0])
 
 
 # Fields of a restored word entry that a removed word's entry does not take from its first-pass entry

@@ -8,7 +8,7 @@ from conftest import tiny_config
 
 import hf_punctcase
 from hf_punctcase.dictation import apply_commands
-from hf_punctcase.fluency import merge_fluent
+from hf_punctcase.fluency import fluent_inputs, merge_fluent
 from hf_punctcase.labels import COMMAND_LABELS, DISFLUENCY_LABELS, PARAGRAPH_LABELS, LabelScheme
 from hf_punctcase.paragraphs import cut_into_paragraphs
 from hf_punctcase.restoration.sentences import add_char_offsets
@@ -155,3 +155,19 @@ def test_options_together_from_the_cli_and_the_torch_free_runtime(every_head_mod
     result = OnDeviceRestorer(tmp_path / "onnx")(TEXT, **options)
     assert result["text"] == expected["text"]
     assert [e["removed"] for e in result["words"]] == [e["removed"] for e in expected["words"]]
+
+
+def test_the_words_of_a_command_and_the_word_it_attaches_to_are_never_left_out_as_disfluent():
+    words = "um the arms period and then comma".split()
+    # The disfluency head, which learnt from speech without dictated commands, marks "arms" before
+    # "period", and the commands themselves, disfluent.
+    first = apply_commands(
+        restored(words, ["O"] * 7, ["WORD", "WORD", "WORD", "PERIOD", "WORD", "WORD", "COMMA"],
+                 disfluent=[True, False, True, True, False, False, True]),
+        words,
+    )
+    kept, kept_words = fluent_inputs(first, words)
+    assert kept == [1, 2, 3, 4, 5, 6] and kept_words == words[1:]
+    # Without spoken punctuation the head decides alone.
+    plain = restored(words, ["O"] * 7, ["WORD"] * 7, disfluent=[True, False, True, True, False, False, True])
+    assert fluent_inputs(plain, words)[0] == [1, 4, 5]
