@@ -16,7 +16,7 @@ from hf_punctcase.data import (
     write_che,
     write_nemo,
 )
-from hf_punctcase.labels import LabeledWords, LabelScheme
+from hf_punctcase.labels import MISSING_LABEL, LabeledWords, LabelScheme
 
 SCHEME = LabelScheme()
 PUNCT = list(SCHEME.punct_labels)
@@ -377,6 +377,11 @@ def test_dictation_speaks_marks_as_commands_and_labels_every_other_corpus_as_wor
                 # carry no mark (the command is its mark).
                 assert any(word in phrase.split() for phrase in SPOKEN_COMMANDS[label])
                 assert PUNCT[row["punct"][i]] == "O" and row["case"][i] == -1
+        # A command's words and the word before it are fluent; nothing else is labelled for disfluency.
+        fluent = {i for i, c in enumerate(row["command"]) if COMMAND_LABELS[c] != "WORD"}
+        fluent |= {i - 1 for i in fluent if i > 0}
+        assert [i for i, d in enumerate(row["disfluency"]) if d != MISSING_LABEL] == sorted(fluent)
+        assert all(row["disfluency"][i] == 0 for i in fluent)
     # Every other corpus is undictated: all its words are words.
     ted = load_punct_case_dataset("ted", corpus)
     assert {c for split in ted for row in ted[split] for c in row["command"]} == {COMMAND_LABELS.index("WORD")}

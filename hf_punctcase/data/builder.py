@@ -229,7 +229,20 @@ def _dictation(root: Path, options: dict):
                 break
             labeled, command = dictate(text, scheme, random.Random(f"{seed}/{doc_id}"))
             left -= len(labeled)
-            yield split, f"dictation/{doc_id}", labeled, True, {"command": command}
+            yield split, f"dictation/{doc_id}", labeled, True, {"command": command, "disfluency": _fluent_around_commands(command)}
+
+
+def _fluent_around_commands(command: list[str]) -> list[str | None]:
+    """Disfluency labels of a dictated transcript: a command's words and the word before each command
+    are FLUENT (a speaker dictates a mark after words they mean), the other words unlabelled (the
+    written text says nothing of how they were spoken)."""
+    labels: list[str | None] = [None] * len(command)
+    for i, label in enumerate(command):
+        if label != "WORD":
+            labels[i] = "FLUENT"
+            if i > 0:
+                labels[i - 1] = "FLUENT"
+    return labels
 
 
 def _dailydialog(root: Path, options: dict):
