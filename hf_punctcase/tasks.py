@@ -81,9 +81,13 @@ class Task:
         positive_label: for a two-class head task, the label whose probability is the score; the
             output field is then a bool, True where that probability exceeds the decision threshold
             (0.5, or the config's :attr:`threshold_field`).
-        threshold_field: for a task with a positive label, the config attribute that may hold its
-            decision threshold, tuned on dev data (a rare label, such as a paragraph's end, is
-            under-predicted at 0.5).
+        threshold_field: the config attribute that may hold the task's decision threshold (0.5 where
+            it holds none), tuned on dev data (a rare label, such as a paragraph's end, is
+            under-predicted at 0.5). For a task with a positive label, the label is given where its
+            probability exceeds the threshold; for a task of more labels, a word takes the likeliest
+            label but the null one where the probabilities of all labels but the null one add up to
+            more than the threshold, and the null label otherwise (what matters is whether a word is
+            a command at all; the likeliest of nine labels may be the null one at 0.45).
         option: the way of restoring that the task makes possible, if any.
         title: what the task is called in messages (``"disfluency"``: "a disfluency head"); default: ``name``.
         description: the task in a few words (CLI help, docs).
@@ -115,8 +119,6 @@ class Task:
             raise ValueError(f"task {self.name!r} needs two or more distinct labels, got {self.labels}")
         if self.positive_label is not None and (len(self.labels) != 2 or self.positive_label not in self.labels):
             raise ValueError(f"task {self.name!r}: positive_label must be one of two labels {self.labels}")
-        if self.threshold_field is not None and self.positive_label is None:
-            raise ValueError(f"task {self.name!r}: a threshold_field needs a positive_label")
 
     @property
     def label_field(self) -> str:
@@ -174,7 +176,10 @@ class Task:
         if self.positive_label is not None:
             score = float(row[list(labels).index(self.positive_label)])
             return {self.output_field: score > threshold, self.score_field: score}
-        best = int(np.argmax(row))
+        if self.threshold_field is not None:
+            best = 1 + int(np.argmax(row[1:])) if 1.0 - float(row[0]) > threshold else 0
+        else:
+            best = int(np.argmax(row))
         return {self.output_field: labels[best], self.score_field: float(row[best])}
 
     def label_of(self, entry: Mapping[str, Any], labels: Sequence[str]) -> str:
@@ -246,7 +251,7 @@ COMMAND = register_task(
     Task(
         "command", COMMAND_LABELS, config_field="command_labels", word_column="command",
         output_field="command", score_field="command_score", loss_weight_field="command_loss_weight",
-        title="spoken command", description="punctuation and breaks the speaker dictates",
+        threshold_field="command_threshold", title="spoken command", description="punctuation and breaks the speaker dictates",
         option=TaskOption(
             "spoken_punctuation",
             help="carry out the punctuation the speaker dictates (\"period\", \"comma\", \"question mark\", \"colon\", "

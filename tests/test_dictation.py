@@ -6,6 +6,7 @@ import random
 from collections import Counter
 
 import datasets
+import numpy as np
 import pytest
 import torch
 from conftest import tiny_config
@@ -186,6 +187,38 @@ def test_spoken_punctuation_through_the_pipeline(command_model):
     assert ("\n\n" in result["text"]) == all(result["words"][i]["removed"] for i in (new, new + 1))
     # Without the option the command words are words.
     assert len(labelled["text"].split()) == len(words)
+
+
+@pytest.mark.parametrize("threshold", [None, 0.2, 0.8])
+def test_a_word_is_a_command_where_the_commands_together_outweigh_the_threshold(command_model, tmp_path, threshold):
+    import json
+    import shutil
+
+    folder = command_model
+    if threshold is not None:
+        folder = tmp_path / "model"
+        shutil.copytree(command_model, folder)
+        config = json.loads((folder / "config.json").read_text())
+        config["command_threshold"] = threshold
+        (folder / "config.json").write_text(json.dumps(config))
+    pipe = hf_punctcase.load_pipeline(str(folder), dtype=torch.float32)
+    text = "the patient had chest pain period does it hurt question mark new paragraph we think it works comma"
+    result = pipe(text, return_probabilities=True)
+    probabilities = np.asarray(result["probabilities"]["command"])
+    commands = 1.0 - probabilities[:, 0]
+    expected = [
+        COMMAND_LABELS[1 + int(np.argmax(row[1:]))] if command > (threshold or 0.5) else "WORD"
+        for row, command in zip(probabilities, commands)
+    ]
+    assert [entry["command"] for entry in result["words"]] == expected
+    assert any(0.2 < command <= 0.8 for command in commands)  # the thresholds decide some words apart
+
+
+def test_the_likeliest_label_of_a_command_may_be_word_and_the_word_still_a_command():
+    row = np.array([0.45, 0.05, 0.05, 0.05, 0.0, 0.0, 0.0, 0.05, 0.35], dtype=np.float32)
+    assert COMMAND.word_fields(row, COMMAND_LABELS, passed_through=False)["command"] == "PARAGRAPH"
+    assert COMMAND.word_fields(row, COMMAND_LABELS, passed_through=False, threshold=0.6)["command"] == "WORD"
+    assert COMMAND.word_fields(row, COMMAND_LABELS, passed_through=True)["command"] == "WORD"
 
 
 def test_spoken_punctuation_needs_the_head(tiny_pipeline):
