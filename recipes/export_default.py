@@ -5,11 +5,15 @@ the public pipeline and write its model card.
     python recipes/export_default.py --checkpoint CHECKPOINT \
         --training-machine "2 CPU cores (x86-64, bf16 autocast), no GPU" --ablation-table ablations.md
     python recipes/export_default.py --model on-device --checkpoint CNN_BILSTM_CHECKPOINT --speed-table speed.md
+    python recipes/export_default.py --checkpoint HEADS_CHECKPOINT --add-heads --paragraph-threshold 0.23 \
+        --dictation-table dictation.md
 
 ``--model default`` (the accurate default): safetensors inside the package, int8 encoder weights per
-row or fp16. ``--model on-device``: the checkpoint as an int8 ONNX graph (hf_punctcase.export.onnx,
-dynamic quantisation, per tensor unless ``--per-channel``), whose agreement with the torch checkpoint is
-measured on the TED dev transcripts and stated in the card.
+row or fp16; with ``--add-heads``, only the head tasks that a checkpoint trained on the frozen default
+adds, in a weight shard of their own beside the shipped weights. ``--model on-device``: the checkpoint
+as an int8 ONNX graph (hf_punctcase.export.onnx, dynamic quantisation, per tensor unless
+``--per-channel``), whose agreement with the torch checkpoint is measured on the TED dev transcripts and
+stated in the card.
 
 Dev sets: every set of ``hf_punctcase.evaluation.DEV_SETS`` and ``ASR_DEV_SETS`` whose files the data
 folder holds (a missing one is skipped, and said so); sets without reliable casing are scored on
@@ -44,8 +48,8 @@ from hf_punctcase.evaluation import (
 )
 from hf_punctcase.export.onnx import export_card, export_onnx
 from hf_punctcase.labels import LabelScheme
-from hf_punctcase.quantization import is_storage_quantized, save_quantized
-from hf_punctcase.tasks import DISFLUENCY
+from hf_punctcase.quantization import is_storage_quantized, save_quantized, weights_size
+from hf_punctcase.tasks import COMMAND, DISFLUENCY, PARAGRAPH
 from hf_punctcase.atomic_files import atomic_directory, atomic_write_text
 from hf_punctcase.cards.card import render_model_card
 from hf_punctcase.cards.checkpoint import card_data_for_checkpoint
@@ -100,6 +104,72 @@ def export_default(
         (staging / "config.json").write_text(json.dumps(config, indent=2, sort_keys=True) + "\n")
         for code in staging.glob("*.py"):
             code.unlink()
+
+
+#: The shards of an embedded model shipped with added heads: its weights as they were, then the heads.
+SHIPPED_SHARD, HEADS_SHARD = "model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"
+
+
+def add_heads(checkpoint: Path, target: Path, thresholds: dict[str, float]) -> list[str]:
+    """Ship the head tasks of ``checkpoint`` that the embedded model in ``target`` lacks, beside its
+    weights: they stay byte for byte (their file becomes the first of two shards, so that a repository
+    holding the model stores them once), the new heads' weights go into the second, and the config gets
+    their labels and ``thresholds`` (config field → value). The checkpoint must have trained those heads
+    alone: every weight the embedded model has must equal the checkpoint's exactly, as loaded (int8
+    weights dequantized). The target is replaced only once complete. Returns the new tasks' names."""
+    from hf_punctcase.formats.torch import weight_files
+    from hf_punctcase.tasks import head_tasks
+
+    shipped_files = weight_files(target)
+    shipped = hf_punctcase.JointTokenClassificationModel.from_pretrained(target, dtype=torch.float32).state_dict()
+    trained = {}
+    for file in weight_files(checkpoint):
+        trained.update(load_file(file))
+    changed = [
+        name for name, value in shipped.items()
+        if name not in trained or not torch.equal((value.dequantize() if hasattr(value, "dequantize") else value).float(), trained[name].float())
+    ]
+    if changed:
+        raise SystemExit(
+            f"{checkpoint} changed {len(changed)} weights the embedded model ships ({', '.join(changed[:3])}, ...): "
+            "it trained more than new heads; export it whole (without --add-heads)"
+        )
+    shipped_config = json.loads((target / "config.json").read_text())
+    config = json.loads((checkpoint / "config.json").read_text())
+    new_tasks = [task for task in head_tasks(config) if task.labels_in(shipped_config) is None]
+    added = {name: value for name, value in trained.items() if name not in shipped}
+    strays = sorted(name for name in added if not name.startswith(tuple(task.classifier + "." for task in new_tasks)))
+    missing = [task.classifier for task in new_tasks if task.classifier + ".weight" not in added]
+    if not new_tasks or strays or missing:
+        raise SystemExit(
+            f"{checkpoint} adds no head task the embedded model lacks" if not new_tasks
+            else f"{checkpoint} has weights of no new head: {', '.join(strays[:3])}" if strays
+            else f"{checkpoint} lacks the weights of its heads {', '.join(missing)}"
+        )
+    if shipped_files != [target / "model.safetensors"]:
+        raise SystemExit(f"{target} is not one model.safetensors: add heads to a model shipped whole")
+    with atomic_directory(target, overwrite=True) as staging:
+        for file in target.iterdir():
+            if file.is_file() and file.name != "model.safetensors":
+                shutil.copyfile(file, staging / file.name)
+        shutil.copyfile(target / "model.safetensors", staging / SHIPPED_SHARD)
+        save_file({name: value.contiguous() for name, value in sorted(added.items())}, staging / HEADS_SHARD, metadata={"format": "pt"})
+        from safetensors import safe_open
+
+        with safe_open(str(staging / SHIPPED_SHARD), "pt") as handle:
+            weight_map = {name: SHIPPED_SHARD for name in handle.keys()}
+        weight_map.update({name: HEADS_SHARD for name in added})
+        total = sum((staging / name).stat().st_size for name in (SHIPPED_SHARD, HEADS_SHARD))
+        index = {"metadata": {"total_size": total}, "weight_map": dict(sorted(weight_map.items()))}
+        (staging / "model.safetensors.index.json").write_text(json.dumps(index, indent=2) + "\n")
+        for task in new_tasks:
+            shipped_config[task.config_field] = list(task.labels_in(config))
+        for field, value in thresholds.items():
+            shipped_config[field] = value
+        (staging / "config.json").write_text(json.dumps(shipped_config, indent=2, sort_keys=True) + "\n")
+        for task in new_tasks:
+            task.threshold_in(shipped_config)  # one between 0 and 1
+    return [task.name for task in new_tasks]
 
 
 def parity_texts(root: Path) -> list[str]:
@@ -157,6 +227,17 @@ def main() -> None:
         "checkpoint's, or 0.5)",
     )
     parser.add_argument(
+        "--add-heads", action="store_true",
+        help="--model default: ship only the checkpoint's new head tasks (trained on the frozen embedded model) "
+        "beside the embedded weights, which stay byte for byte",
+    )
+    parser.add_argument("--paragraph-threshold", type=float, default=None, help="with --add-heads: the paragraph head's threshold")
+    parser.add_argument("--command-threshold", type=float, default=None, help="with --add-heads: the command head's threshold")
+    parser.add_argument(
+        "--dictation-table", type=Path, default=None,
+        help="A markdown file of the spoken-command and paragraph heads' measured figures the card shows.",
+    )
+    parser.add_argument(
         "--ablation-table", type=Path, default=None,
         help="A markdown file (e.g. from benchmarks/ablation_table.py) the card shows as its ablation section.",
     )
@@ -185,6 +266,11 @@ def main() -> None:
         parity = export_info["parity"]
         print(f"parity with torch on {parity['words']} words: punctuation {100 * parity['punct_agreement']:.2f}%, "
               f"casing {100 * parity['case_agreement']:.2f}%", flush=True)
+    elif args.add_heads:
+        thresholds = {field: value for field, value in (
+            (PARAGRAPH.threshold_field, args.paragraph_threshold), (COMMAND.threshold_field, args.command_threshold),
+        ) if value is not None}
+        print(f"added heads: {', '.join(add_heads(args.checkpoint, target, thresholds))}", flush=True)
     else:
         export_default(
             args.checkpoint, target, args.storage, encoder_name=card.encoder_id, disfluency_threshold=args.disfluency_threshold
@@ -193,8 +279,7 @@ def main() -> None:
     evaluations = evaluate_all(restorer, root, args.batch_size)
     (args.checkpoint / "dev_evaluation.json").write_text(json.dumps({e.name: e.scores for e in evaluations}, indent=2))
 
-    weights_file = target / ("model.onnx" if on_device else "model.safetensors")
-    size = weights_file.stat().st_size / 2**20
+    size = (target / "model.onnx").stat().st_size / 2**20 if on_device else weights_size(target) / 2**20
     card.size_on_disk_mb = size
     card.evaluations = evaluations
     card.evaluation_command = f"python recipes/export_default.py --model {args.model} --checkpoint CHECKPOINT"
@@ -247,6 +332,8 @@ def main() -> None:
             f"the annotation; `python benchmarks/disfluency_eval.py --model {args.model}`):\n\n"
             + disfluency_table(figures)
         )
+    if args.dictation_table:
+        card.extra_sections["Spoken punctuation and paragraphs"] = args.dictation_table.read_text()
     if args.speed_table:
         card.extra_sections["Speed"] = args.speed_table.read_text()
     if args.ablation_table:

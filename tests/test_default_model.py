@@ -3,6 +3,7 @@
 import json
 from pathlib import Path
 
+import pytest
 import torch
 from safetensors import safe_open
 from transformers import pipeline
@@ -111,3 +112,79 @@ def test_the_export_recipe_ships_a_checkpoint_stored_int8_as_it_is_stored(tiny_m
     assert not list(shipped.glob("*.py"))  # data only, as the package ships it
     restored = hf_punctcase.load_pipeline(str(shipped))("so what are the risks")
     assert [token.lower().rstrip(".,?") for token in restored["text"].split()] == ["so", "what", "are", "the", "risks"]
+
+
+def _export_recipe():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("export_default", Path(__file__).resolve().parents[1] / "recipes" / "export_default.py")
+    recipe = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(recipe)
+    return recipe
+
+
+def _heads_checkpoint(shipped: Path, folder: Path, change_encoder: bool = False) -> Path:
+    """A checkpoint as a heads run on the frozen shipped model saves it: the shipped weights as loaded,
+    plus a command and a paragraph head."""
+    from hf_punctcase.labels import COMMAND_LABELS, PARAGRAPH_LABELS
+
+    torch.manual_seed(1)
+    config = hf_punctcase.JointTokenClassificationConfig.from_pretrained(shipped)
+    config.command_labels, config.paragraph_labels = list(COMMAND_LABELS), list(PARAGRAPH_LABELS)
+    model = hf_punctcase.JointTokenClassificationModel.from_pretrained(shipped, config=config, dtype=torch.float32)
+    state = {name: (value.dequantize() if hasattr(value, "dequantize") else value).float() for name, value in model.state_dict().items()}
+    if change_encoder:
+        state["encoder.encoder.layer.1.output.dense.bias"] += 0.01
+    config = json.loads((shipped / "config.json").read_text())
+    config.pop("quantization_config")
+    config.update(command_labels=list(COMMAND_LABELS), paragraph_labels=list(PARAGRAPH_LABELS))
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps(config))
+    from safetensors.torch import save_file
+
+    save_file({name: value.contiguous() for name, value in state.items()}, folder / "model.safetensors", metadata={"format": "pt"})
+    for name in ("tokenizer.json", "tokenizer_config.json"):
+        (folder / name).write_bytes((shipped / name).read_bytes())
+    return folder
+
+
+def test_the_export_recipe_adds_heads_beside_the_shipped_weights_byte_for_byte(tiny_model_dir, tmp_path):
+    """``--add-heads``: the shipped weight file becomes the first of two shards unchanged, the new heads
+    the second; the model loads with them and restores as the checkpoint does."""
+    from hf_punctcase.quantization import quantize_checkpoint
+    from hf_punctcase.tasks import COMMAND, PARAGRAPH
+
+    recipe = _export_recipe()
+    shipped = tmp_path / "shipped"
+    recipe.export_default(quantize_checkpoint(tiny_model_dir, tmp_path / "stored"), shipped, "int8")
+    weights = (shipped / "model.safetensors").read_bytes()
+    checkpoint = _heads_checkpoint(shipped, tmp_path / "heads")
+    assert recipe.add_heads(checkpoint, shipped, {"paragraph_threshold": 0.3}) == ["command", "paragraph"]
+    assert not (shipped / "model.safetensors").exists()
+    assert (shipped / recipe.SHIPPED_SHARD).read_bytes() == weights
+    config = json.loads((shipped / "config.json").read_text())
+    assert config["paragraph_threshold"] == 0.3 and "quantization_config" in config
+    pipe = hf_punctcase.load_pipeline(str(shipped), dtype=torch.float32)
+    assert COMMAND in pipe.model_tasks and PARAGRAPH in pipe.model_tasks
+    text = "so what are the risks period new paragraph i am not technical"
+    expected = hf_punctcase.load_pipeline(str(checkpoint), dtype=torch.float32)(text)
+    result = pipe(text)
+    assert [(e["command"], round(e["command_score"], 4)) for e in result["words"]] == [
+        (e["command"], round(e["command_score"], 4)) for e in expected["words"]
+    ]
+    # Shipped once with heads, the model is no longer one file to add heads to.
+    with pytest.raises(SystemExit, match="adds no head task"):
+        recipe.add_heads(checkpoint, shipped, {})
+
+
+def test_the_export_recipe_refuses_to_add_heads_from_a_checkpoint_that_trained_more(tiny_model_dir, tmp_path):
+    from hf_punctcase.quantization import quantize_checkpoint
+
+    recipe = _export_recipe()
+    shipped = tmp_path / "shipped"
+    recipe.export_default(quantize_checkpoint(tiny_model_dir, tmp_path / "stored"), shipped, "int8")
+    before = sorted(path.name for path in shipped.iterdir())
+    checkpoint = _heads_checkpoint(shipped, tmp_path / "heads", change_encoder=True)
+    with pytest.raises(SystemExit, match="changed 1 weights the embedded model ships .encoder.encoder.layer.1.output.dense.bias"):
+        recipe.add_heads(checkpoint, shipped, {})
+    assert sorted(path.name for path in shipped.iterdir()) == before
