@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from .inputs import parse_inputs
 from .labels import COMMAND_LABELS, MARK_OF_LABEL, SENTENCE_END_LABELS, SPOKEN_COMMANDS, TEXT_OF_COMMAND, apply_case, case_label_of
 from .layout import place_words, text_span
+from .paragraphs import paragraph_spans
 
 #: Commands that write a break rather than a mark.
 BREAK_COMMANDS = ("NEWLINE", "PARAGRAPH")
@@ -120,6 +121,8 @@ def apply_commands(restored: dict, tokens: Sequence) -> dict:
     result = {"text": text, "words": words}
     if "sentences" in restored:
         result["sentences"] = _sentences(words, text)
+    if "paragraphs" in restored:  # return_paragraphs=True: a dictated new paragraph ends one too
+        result["paragraphs"] = paragraph_spans(result)
     if "probabilities" in restored:
         result["probabilities"] = restored["probabilities"]
     return result

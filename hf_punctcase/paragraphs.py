@@ -32,11 +32,24 @@ def paragraph_ends(words: Sequence[dict]) -> list[int]:
     return ends + kept[-1:]
 
 
+def paragraph_spans(restored: dict) -> list[dict]:
+    """The paragraphs of a restoration whose words carry ``paragraph_end``, in its text as it stands
+    (``return_paragraphs=True``): ``{"text", "first_word", "last_word", "start", "end", "start_char",
+    "end_char"}`` each, as sentences are given. A paragraph ends where the head ends one at a sentence
+    end (:func:`paragraph_ends`), where the text already has a blank line after a word (a dictated new
+    paragraph), and at the last word."""
+    words = restored["words"]
+    if words and "paragraph_end" not in words[0]:
+        raise ValueError("return_paragraphs=True needs a model with a paragraph head (paragraph_labels)")
+    kept = [i for i, entry in enumerate(words) if not entry.get("removed")]
+    laid_out = _separators(restored["text"], words, kept)
+    return _spans(words, kept, set(paragraph_ends(words)[:-1]), laid_out, restored["text"])
+
+
 def cut_into_paragraphs(restored: dict) -> dict:
     """``restored`` (a restoration whose words carry ``paragraph_end``) with a blank line between its
     paragraphs, its words' ``start_char`` and ``end_char`` and its sentences' moved to match, and
-    ``paragraphs``: ``{"text", "first_word", "last_word", "start", "end", "start_char", "end_char"}``
-    each, as sentences are given.
+    ``paragraphs`` (:func:`paragraph_spans`).
 
     The text's own layout stays: a break another option wrote (a dictated line break, or a dictated
     new paragraph, which ends a paragraph too) is kept, and a blank line replaces whatever followed a
@@ -46,20 +59,25 @@ def cut_into_paragraphs(restored: dict) -> dict:
         raise RuntimeError("internal error: the restoration has no paragraph labels")
     kept = [i for i, entry in enumerate(words) if not entry.get("removed")]
     laid_out = _separators(restored["text"], words, kept)
-    ends = paragraph_ends(words)
-    breaks = set(ends[:-1])
-    ends = sorted(breaks | {i for i in kept[:-1] if PARAGRAPH_BREAK in laid_out[i]} | set(kept[-1:]))
-    text, _ = place_words(words, lambda i, _: PARAGRAPH_BREAK if i in breaks else laid_out[i])
-    following = {i: kept[rank + 1] for rank, i in enumerate(kept[:-1])}
-    firsts = kept[:1] + [following[end] for end in ends[:-1]]
-    paragraphs = [text_span(words, first, end, text) for first, end in zip(firsts, ends)]
-    result = {**restored, "text": text, "words": words, "paragraphs": paragraphs}
+    breaks = set(paragraph_ends(words)[:-1])
+    laid_out = {i: PARAGRAPH_BREAK if i in breaks else separator for i, separator in laid_out.items()}
+    text, _ = place_words(words, lambda i, _: laid_out[i])
+    result = {**restored, "text": text, "words": words, "paragraphs": _spans(words, kept, breaks, laid_out, text)}
     if "sentences" in restored:
         result["sentences"] = [
             {**sentence, **text_span(words, sentence["first_word"], sentence["last_word"], text)}
             for sentence in restored["sentences"]
         ]
     return result
+
+
+def _spans(words: Sequence[dict], kept: Sequence[int], breaks: set[int], laid_out: dict[int, str], text: str) -> list[dict]:
+    """The paragraphs of the placed words ``kept``, ended after ``breaks``, after a blank line in the
+    layout and at the last word."""
+    ends = sorted(breaks | {i for i in kept[:-1] if PARAGRAPH_BREAK in laid_out[i]} | set(kept[-1:]))
+    following = {i: kept[rank + 1] for rank, i in enumerate(kept[:-1])}
+    firsts = kept[:1] + [following[end] for end in ends[:-1]]
+    return [text_span(words, first, end, text) for first, end in zip(firsts, ends)]
 
 
 def _separators(text: str, words: Sequence[dict], kept: Sequence[int]) -> dict[int, str]:
@@ -80,4 +98,4 @@ def restore_in_paragraphs(restore, inputs, is_split_into_words: bool, **options)
     return results[0] if single else results
 
 
-__all__ = ["PARAGRAPH_BREAK", "cut_into_paragraphs", "paragraph_ends", "restore_in_paragraphs"]
+__all__ = ["PARAGRAPH_BREAK", "cut_into_paragraphs", "paragraph_ends", "paragraph_spans", "restore_in_paragraphs"]

@@ -95,3 +95,25 @@ def test_a_threshold_that_is_none_is_refused_in_one_line(paragraph_model_dir, tm
     folder = _with_threshold(paragraph_model_dir, threshold, tmp_path)
     with pytest.raises(CheckpointError, match=f"config.json paragraph_threshold must be a number between 0 and 1, got {threshold!r}"):
         hf_punctcase.load_pipeline(str(folder))
+
+
+def test_return_paragraphs_lists_them_in_the_text_as_it_stands(paragraph_model_dir, tmp_path):
+    text = " ".join(["so what are the risks i am not technical"] * 6)
+    folder = _with_threshold(paragraph_model_dir, 0.2, tmp_path)  # some paragraph ends, not all
+    pipe = hf_punctcase.load_pipeline(str(folder), dtype=torch.float32)
+    plain = pipe(text)
+    listed = pipe(text, return_paragraphs=True)
+    cut = pipe(text, paragraphs=True)
+    assert listed["text"] == plain["text"] and "\n" not in listed["text"]
+    assert [(p["first_word"], p["last_word"]) for p in listed["paragraphs"]] == [
+        (p["first_word"], p["last_word"]) for p in cut["paragraphs"]
+    ]
+    assert len(listed["paragraphs"]) == cut["text"].count("\n\n") + 1 > 1
+    for paragraph in listed["paragraphs"]:
+        assert listed["text"][paragraph["start_char"]:paragraph["end_char"]] == paragraph["text"]
+    assert listed["paragraphs"][0]["first_word"] == 0 and listed["paragraphs"][-1]["last_word"] == len(text.split()) - 1
+
+
+def test_return_paragraphs_needs_the_head(tiny_pipeline):
+    with pytest.raises(ValueError, match="return_paragraphs=True needs a model with a paragraph head"):
+        tiny_pipeline("so what are the risks", return_paragraphs=True)

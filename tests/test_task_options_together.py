@@ -171,3 +171,18 @@ def test_the_words_of_a_command_and_the_word_it_attaches_to_are_never_left_out_a
     # Without spoken punctuation the head decides alone.
     plain = restored(words, ["O"] * 7, ["WORD"] * 7, disfluent=[True, False, True, True, False, False, True])
     assert fluent_inputs(plain, words)[0] == [1, 4, 5]
+
+
+def test_return_paragraphs_with_spoken_punctuation_and_removal_refer_to_input_words(every_head_model):
+    pipe = hf_punctcase.load_pipeline(every_head_model, dtype=torch.float32)
+    for options in ({"spoken_punctuation": True}, {"remove_disfluencies": True, "spoken_punctuation": True}):
+        result = pipe(TEXT, return_paragraphs=True, **options)
+        cut = pipe(TEXT, paragraphs=True, **options)
+        # The same paragraphs as paragraphs=True gives, in the text without its blank lines.
+        assert [(p["first_word"], p["last_word"]) for p in result["paragraphs"]] == [
+            (p["first_word"], p["last_word"]) for p in cut["paragraphs"]
+        ]
+        assert len(result["paragraphs"]) > 1
+        for paragraph in result["paragraphs"]:
+            assert not result["words"][paragraph["first_word"]]["removed"]
+            assert result["text"][paragraph["start_char"]:paragraph["end_char"]] == paragraph["text"]

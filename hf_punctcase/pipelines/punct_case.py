@@ -100,6 +100,10 @@ class PunctCasePipeline(ChunkPipeline):
             ``{"text", "first_word", "last_word", "start", "end", "start_char", "end_char"}`` (word
             indices inclusive; ``start``/``end``: the times of the first and last word where the input
             words carry them, else None; :func:`~hf_punctcase.restoration.sentences`).
+        return_paragraphs (`bool`, defaults to `False`): also return ``"paragraphs"``, given as
+            sentences are, where the model's paragraph head ends one at a sentence end (models with
+            a paragraph head, else ValueError; :func:`~hf_punctcase.paragraphs.paragraph_spans`). The
+            text is unchanged; ``paragraphs=True`` also writes a blank line between them.
         tasks (`tuple`, defaults to `("punct", "case")`): what to restore. ``("punct",)``: predict
             punctuation only, every word keeps its casing as written; ``("case",)``: predict casing
             only, every word keeps its marks as written and none are added. ``keep_punctuation``

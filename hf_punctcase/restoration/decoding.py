@@ -11,6 +11,7 @@ import numpy as np
 
 from ..inputs import InputWords
 from ..labels import SENTENCE_END_LABELS, LabelScheme, apply_case, case_label_of
+from ..paragraphs import paragraph_spans
 from ..tasks import CASING, PUNCTUATION
 from .options import RESTORED_TASKS, RestoreOptions, check_tasks
 from .sentences import add_char_offsets, sentences
@@ -229,7 +230,8 @@ def restore_from_windows(
     """One input's result from what its windows say of their words (in order): the words joined,
     decoded as ``options`` say and given character offsets; the fields the input's words carried
     besides the word (``source.extras``: times, ...) added to each word without replacing a restored
-    field, before the sentences are cut; ``"sentences"`` and ``"probabilities"`` when asked for."""
+    field, before the sentences are cut; ``"sentences"``, ``"paragraphs"`` and ``"probabilities"`` when
+    asked for."""
     probs = join_windows(windows, len(source))
     result = decode(
         source, probs, scheme, lexicon, options.keep_punctuation, options.consistent_casing, options.tasks, heads,
@@ -241,6 +243,8 @@ def restore_from_windows(
             entry.update((key, value) for key, value in extra.items() if key not in entry)
     if options.return_sentences:
         result["sentences"] = sentences(result["words"])
+    if options.return_paragraphs:
+        result["paragraphs"] = paragraph_spans(result)
     if options.return_probabilities:
         result["probabilities"] = probs
     return result

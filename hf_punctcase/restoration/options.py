@@ -55,6 +55,9 @@ class RestoreOptions:
             (:func:`~hf_punctcase.restoration.closing_mark`); False for pieces that may stop mid-sentence.
         tasks: what to restore, a non-empty subset of ``("punct", "case")`` (:func:`check_tasks`).
         return_sentences: also return ``"sentences"`` (:func:`~hf_punctcase.restoration.sentences`).
+        return_paragraphs: also return ``"paragraphs"``, where the model's paragraph head ends them
+            (models with a paragraph head; :func:`~hf_punctcase.paragraphs.paragraph_spans`); the
+            text stays as it is (``paragraphs=True`` also writes a blank line between them).
         return_probabilities: also return ``"probabilities"``, each task's per-word probabilities.
     """
 
@@ -66,6 +69,7 @@ class RestoreOptions:
     ends_sentence: bool = True
     tasks: tuple[str, ...] = RESTORED_TASKS
     return_sentences: bool = False
+    return_paragraphs: bool = False
     return_probabilities: bool = False
 
     def __post_init__(self) -> None:
