@@ -283,3 +283,16 @@ def test_asr_output_and_simulated_asr_errors_carry_the_licence_of_the_text_they_
     assert "| TED talks, punctuated (duplicates and IWSLT dev/test talks excluded) — ted_train.jsonl: the speech loop's ASR output |" in card
     assert "| Switchboard Dialog Act corpus — with simulated ASR errors, weight 0.1 | 11 | CC BY-NC-SA 3.0 |" in card
     assert str(tmp_path) not in card
+
+
+def test_the_card_lists_the_labels_of_every_head(tiny_model_dir, tmp_path):
+    from hf_punctcase.labels import COMMAND_LABELS, DISFLUENCY_LABELS
+
+    folder = tmp_path / "model"
+    shutil.copytree(tiny_model_dir, folder)
+    assert "- Labels: punctuation O, COMMA, PERIOD, QUESTION; casing LOWER, UPPER_FIRST, ALL_UPPER, MIXED\n" in card_for_checkpoint(folder)
+    config = json.loads((folder / "config.json").read_text())
+    config.update(disfluency_labels=list(DISFLUENCY_LABELS), command_labels=list(COMMAND_LABELS))
+    (folder / "config.json").write_text(json.dumps(config))
+    line = next(line for line in card_for_checkpoint(folder).splitlines() if line.startswith("- Labels:"))
+    assert line.endswith("; disfluency FLUENT, DISFLUENT; spoken command " + ", ".join(COMMAND_LABELS))

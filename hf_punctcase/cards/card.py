@@ -148,6 +148,7 @@ def build_model_card(facts: PunctCaseCardFacts) -> ModelCard:
         else f"{facts.size_on_disk_mb:.1f} MB ({facts.weights_dtype} safetensors{_loaded_as(facts.weights_dtype)})",
         punct_labels=", ".join(["O", *facts.punct_labels]),
         case_labels=", ".join(["LOWER", *facts.case_labels]),
+        head_labels="".join(f"; {title} {', '.join(labels)}" for title, labels in facts.head_labels.items()),
         data_rows=[
             [f"{d.name}{' — ' + d.description if d.description else ''}",
              d.words_note if d.words is None else f"{d.words:,}", d.licence]

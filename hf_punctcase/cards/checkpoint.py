@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 from ..encoders import PYPI_PACKAGES
+from ..tasks import head_labels
 from .card import render_model_card
 from .facts import DevSetEvaluation, PunctCaseCardFacts, architecture_of
 from .lineage import base_checkpoint, mlm_datasets, stage_datasets
@@ -102,6 +103,7 @@ def card_data_for_checkpoint(
         punct_labels=[label for label in config.get("punct_labels", ["O", "COMMA", "PERIOD", "QUESTION"]) if label != "O"],
         case_labels=[label for label in config.get("case_labels", ["LOWER", "UPPER_FIRST", "ALL_UPPER", "MIXED"]) if label != "LOWER"],
         architecture=architecture_of(config),
+        head_labels={task.title: list(labels) for task, labels in head_labels(config).items()},
     )
 
 

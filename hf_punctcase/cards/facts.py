@@ -69,4 +69,6 @@ class PunctCaseCardFacts:
     extra_datasets: list[str] = field(default_factory=list)  # `datasets` metadata a base checkpoint's card named
     punct_labels: Sequence[str] = ("COMMA", "PERIOD", "QUESTION")
     case_labels: Sequence[str] = ("UPPER_FIRST", "ALL_UPPER", "MIXED")
+    #: The model's head tasks (disfluency, spoken command, paragraph) by title, with their labels.
+    head_labels: dict[str, Sequence[str]] = field(default_factory=dict)
     architecture: str = JOINT_ARCHITECTURE  # the model in words (:func:`architecture_of`)
