@@ -234,6 +234,11 @@ def main() -> None:
     parser.add_argument("--paragraph-threshold", type=float, default=None, help="with --add-heads: the paragraph head's threshold")
     parser.add_argument("--command-threshold", type=float, default=None, help="with --add-heads: the command head's threshold")
     parser.add_argument(
+        "--disfluency-note", type=Path, default=None,
+        help="A markdown paragraph of further disfluency figures (e.g. benchmarks/disfluency_eval.py --core's) the "
+        "card's Disfluency section ends with.",
+    )
+    parser.add_argument(
         "--dictation-table", type=Path, default=None,
         help="A markdown file of the spoken-command and paragraph heads' measured figures the card shows.",
     )
@@ -331,6 +336,7 @@ def main() -> None:
             "annotated Switchboard calls held out from training (Meteer markup; words the head marks against "
             f"the annotation; `python benchmarks/disfluency_eval.py --model {args.model}`):\n\n"
             + disfluency_table(figures)
+            + (f"\n\n{args.disfluency_note.read_text().strip()}" if args.disfluency_note else "")
         )
     if args.dictation_table:
         card.extra_sections["Spoken punctuation and paragraphs"] = args.dictation_table.read_text()
