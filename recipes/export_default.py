@@ -111,17 +111,28 @@ SHIPPED_SHARD, HEADS_SHARD = "model-00001-of-00002.safetensors", "model-00002-of
 
 
 def add_heads(checkpoint: Path, target: Path, thresholds: dict[str, float]) -> list[str]:
-    """Ship the head tasks of ``checkpoint`` that the embedded model in ``target`` lacks, beside its
-    weights: they stay byte for byte (their file becomes the first of two shards, so that a repository
-    holding the model stores them once), the new heads' weights go into the second, and the config gets
-    their labels and ``thresholds`` (config field → value). The checkpoint must have trained those heads
-    alone: every weight the embedded model has must equal the checkpoint's exactly, as loaded (int8
-    weights dequantized). The target is replaced only once complete. Returns the new tasks' names."""
+    """Ship the head tasks of ``checkpoint`` that the embedded model in ``target`` was trained without,
+    beside its weights: they stay byte for byte (their file becomes the first of two shards, so that a
+    repository holding the model stores them once), the heads' weights go into the second (replacing
+    the heads an earlier call put there), and the config gets their labels and ``thresholds`` (config
+    field → value). The checkpoint must have trained those heads alone: every other weight must equal the
+    checkpoint's exactly, as loaded (int8 weights dequantized). The target is replaced only once
+    complete. Returns the shipped heads' task names."""
+    from safetensors import safe_open
+
     from hf_punctcase.formats.torch import weight_files
     from hf_punctcase.tasks import head_tasks
 
-    shipped_files = weight_files(target)
-    shipped = hf_punctcase.JointTokenClassificationModel.from_pretrained(target, dtype=torch.float32).state_dict()
+    if weight_files(target) == [target / "model.safetensors"]:
+        base_file, added_before = target / "model.safetensors", set()
+    elif weight_files(target) == [target / SHIPPED_SHARD, target / HEADS_SHARD]:
+        base_file = target / SHIPPED_SHARD
+        with safe_open(str(target / HEADS_SHARD), "pt") as handle:
+            added_before = set(handle.keys())
+    else:
+        raise SystemExit(f"{target} is neither one model.safetensors nor {SHIPPED_SHARD} and {HEADS_SHARD}")
+    loaded = hf_punctcase.JointTokenClassificationModel.from_pretrained(target, dtype=torch.float32).state_dict()
+    shipped = {name: value for name, value in loaded.items() if name not in added_before}
     trained = {}
     for file in weight_files(checkpoint):
         trained.update(load_file(file))
@@ -134,28 +145,24 @@ def add_heads(checkpoint: Path, target: Path, thresholds: dict[str, float]) -> l
             f"{checkpoint} changed {len(changed)} weights the embedded model ships ({', '.join(changed[:3])}, ...): "
             "it trained more than new heads; export it whole (without --add-heads)"
         )
-    shipped_config = json.loads((target / "config.json").read_text())
     config = json.loads((checkpoint / "config.json").read_text())
-    new_tasks = [task for task in head_tasks(config) if task.labels_in(shipped_config) is None]
+    new_tasks = [task for task in head_tasks(config) if task.classifier + ".weight" not in shipped]
     added = {name: value for name, value in trained.items() if name not in shipped}
     strays = sorted(name for name in added if not name.startswith(tuple(task.classifier + "." for task in new_tasks)))
     missing = [task.classifier for task in new_tasks if task.classifier + ".weight" not in added]
     if not new_tasks or strays or missing:
         raise SystemExit(
-            f"{checkpoint} adds no head task the embedded model lacks" if not new_tasks
+            f"{checkpoint} adds no head task to the embedded model's weights" if not new_tasks
             else f"{checkpoint} has weights of no new head: {', '.join(strays[:3])}" if strays
             else f"{checkpoint} lacks the weights of its heads {', '.join(missing)}"
         )
-    if shipped_files != [target / "model.safetensors"]:
-        raise SystemExit(f"{target} is not one model.safetensors: add heads to a model shipped whole")
+    shipped_config = json.loads((target / "config.json").read_text())
     with atomic_directory(target, overwrite=True) as staging:
         for file in target.iterdir():
-            if file.is_file() and file.name != "model.safetensors":
+            if file.is_file() and file.name not in ("model.safetensors", SHIPPED_SHARD, HEADS_SHARD, "model.safetensors.index.json"):
                 shutil.copyfile(file, staging / file.name)
-        shutil.copyfile(target / "model.safetensors", staging / SHIPPED_SHARD)
+        shutil.copyfile(base_file, staging / SHIPPED_SHARD)
         save_file({name: value.contiguous() for name, value in sorted(added.items())}, staging / HEADS_SHARD, metadata={"format": "pt"})
-        from safetensors import safe_open
-
         with safe_open(str(staging / SHIPPED_SHARD), "pt") as handle:
             weight_map = {name: SHIPPED_SHARD for name in handle.keys()}
         weight_map.update({name: HEADS_SHARD for name in added})
@@ -166,9 +173,9 @@ def add_heads(checkpoint: Path, target: Path, thresholds: dict[str, float]) -> l
             shipped_config[task.config_field] = list(task.labels_in(config))
         for field, value in thresholds.items():
             shipped_config[field] = value
-        (staging / "config.json").write_text(json.dumps(shipped_config, indent=2, sort_keys=True) + "\n")
         for task in new_tasks:
             task.threshold_in(shipped_config)  # one between 0 and 1
+        (staging / "config.json").write_text(json.dumps(shipped_config, indent=2, sort_keys=True) + "\n")
     return [task.name for task in new_tasks]
 
 

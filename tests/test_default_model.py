@@ -123,7 +123,7 @@ def _export_recipe():
     return recipe
 
 
-def _heads_checkpoint(shipped: Path, folder: Path, change_encoder: bool = False) -> Path:
+def _heads_checkpoint(shipped: Path, folder: Path, change_encoder: bool = False, train_heads: bool = False) -> Path:
     """A checkpoint as a heads run on the frozen shipped model saves it: the shipped weights as loaded,
     plus a command and a paragraph head."""
     from hf_punctcase.labels import COMMAND_LABELS, PARAGRAPH_LABELS
@@ -135,6 +135,8 @@ def _heads_checkpoint(shipped: Path, folder: Path, change_encoder: bool = False)
     state = {name: (value.dequantize() if hasattr(value, "dequantize") else value).float() for name, value in model.state_dict().items()}
     if change_encoder:
         state["encoder.encoder.layer.1.output.dense.bias"] += 0.01
+    if train_heads:  # as a further run on the heads the folder ships would
+        state["command_classifier.bias"] += torch.linspace(-1.0, 1.0, len(COMMAND_LABELS))
     config = json.loads((shipped / "config.json").read_text())
     config.pop("quantization_config")
     config.update(command_labels=list(COMMAND_LABELS), paragraph_labels=list(PARAGRAPH_LABELS))
@@ -172,9 +174,13 @@ def test_the_export_recipe_adds_heads_beside_the_shipped_weights_byte_for_byte(t
     assert [(e["command"], round(e["command_score"], 4)) for e in result["words"]] == [
         (e["command"], round(e["command_score"], 4)) for e in expected["words"]
     ]
-    # Shipped once with heads, the model is no longer one file to add heads to.
-    with pytest.raises(SystemExit, match="adds no head task"):
-        recipe.add_heads(checkpoint, shipped, {})
+    # Heads trained further replace the shipped heads; the shipped weights stay as they were.
+    retrained = _heads_checkpoint(shipped, tmp_path / "retrained", train_heads=True)
+    assert recipe.add_heads(retrained, shipped, {}) == ["command", "paragraph"]
+    assert (shipped / recipe.SHIPPED_SHARD).read_bytes() == weights
+    assert json.loads((shipped / "config.json").read_text())["paragraph_threshold"] == 0.3
+    again = hf_punctcase.load_pipeline(str(shipped), dtype=torch.float32)(text)
+    assert [e["command_score"] for e in again["words"]] != [e["command_score"] for e in result["words"]]
 
 
 def test_the_export_recipe_refuses_to_add_heads_from_a_checkpoint_that_trained_more(tiny_model_dir, tmp_path):
