@@ -28,16 +28,24 @@ SAMPLE = [
 
 def test_default_files_are_shipped():
     """all-mpnet-base-v2 cut to 6 layers (66M parameters), its encoder's weights stored as int8 per row:
-    at most 90 MB on disk; it loads as a float model."""
+    at most 90 MB on disk; it loads as a float model. The spoken-command and paragraph heads, trained on
+    the frozen model, are a second weight shard beside the first."""
+    from hf_punctcase.quantization import weights_size
+
     path = hf_punctcase.default_model_path()
-    size = (hf_punctcase.DEFAULT_MODEL_DIR / "model.safetensors").stat().st_size
-    assert size <= 90 * 2**20
-    with safe_open(str(hf_punctcase.DEFAULT_MODEL_DIR / "model.safetensors"), "pt") as weights:
-        dtypes = {name: weights.get_slice(name).get_dtype() for name in weights.keys()}
-    assert dtypes["encoder.embeddings.word_embeddings._weight_qdata"] == "I8"
-    assert dtypes["encoder.encoder.layer.5.intermediate.dense._weight_qdata"] == "I8"
-    assert dtypes["punct_classifier.weight"] == dtypes["case_classifier.weight"] == "F32"
+    assert weights_size(path) <= 90 * 2**20
+    dtypes = {}
+    for shard in ("model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"):
+        with safe_open(str(hf_punctcase.DEFAULT_MODEL_DIR / shard), "pt") as weights:
+            dtypes[shard] = {name: weights.get_slice(name).get_dtype() for name in weights.keys()}
+    first, heads = dtypes.values()
+    assert first["encoder.embeddings.word_embeddings._weight_qdata"] == "I8"
+    assert first["encoder.encoder.layer.5.intermediate.dense._weight_qdata"] == "I8"
+    assert first["punct_classifier.weight"] == first["case_classifier.weight"] == first["disfl_classifier.weight"] == "F32"
+    assert set(heads) == {f"{head}_classifier.{part}" for head in ("command", "paragraph") for part in ("weight", "bias")}
     config = json.loads((hf_punctcase.DEFAULT_MODEL_DIR / "config.json").read_text())
+    assert config["command_labels"][0] == "WORD" and config["paragraph_labels"] == ["INSIDE", "END"]
+    assert config["paragraph_threshold"] == 0.29 and config["disfluency_threshold"] == 0.9
     assert config["model_type"] == "joint_token_classification" and config["mixed_case_lexicon"]
     assert config["encoder"]["model_type"] == "mpnet" and config["encoder"]["num_hidden_layers"] == 6
     assert config["quantization_config"]["quant_method"] == "torchao"
@@ -68,7 +76,10 @@ def test_the_default_ships_data_only_and_its_saved_copy_carries_the_code(tmp_pat
     """The package holds weights, config, tokenizer and card; the trust_remote_code files are written
     when a checkpoint is saved (or pushed), generated from the library."""
     shipped = sorted(path.name for path in hf_punctcase.DEFAULT_MODEL_DIR.iterdir())
-    assert shipped == ["README.md", "config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json"]
+    assert shipped == [
+        "README.md", "config.json", "model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors",
+        "model.safetensors.index.json", "tokenizer.json", "tokenizer_config.json",
+    ]
     config = json.loads((hf_punctcase.DEFAULT_MODEL_DIR / "config.json").read_text())
     assert "auto_map" not in config and "custom_pipelines" not in config
     model = hf_punctcase.AutoModelForJointTokenClassification.from_pretrained(hf_punctcase.DEFAULT_MODEL_DIR)
