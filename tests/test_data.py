@@ -387,6 +387,35 @@ def test_dictation_speaks_marks_as_commands_and_labels_every_other_corpus_as_wor
     assert {c for split in ted for row in ted[split] for c in row["command"]} == {COMMAND_LABELS.index("WORD")}
 
 
+def test_a_share_of_dictated_documents_is_spoken_with_disfluencies_that_carry_out_no_command(corpus):
+    from hf_punctcase.data.builder import DISFLUENT_DICTATION_SHARE
+    from hf_punctcase.labels import COMMAND_LABELS, DISFLUENCY_LABELS
+
+    folder = corpus / "conversational" / "switchboard_disfluency_sample"
+    folder.mkdir(parents=True)
+    calls = [f"A.{2 * n + 1}: {{F Uh, }} [ we, + we ] went home. /\nB.{2 * n + 2}: {{F um, }} it was late. /" for n in range(20)]
+    (folder / "disfluency").write_text("\n".join(calls) + "\n")
+    med = corpus / "medical" / "mtsamples"
+    med.mkdir(parents=True)
+    with open(med / "mtsamples.csv", "w", newline="") as handle:
+        writer = csv.DictWriter(handle, ["note_id", "description", "medical_specialty", "sample_name", "transcription", "keywords"])
+        writer.writeheader()
+        for n in range(40):
+            writer.writerow({"note_id": str(n), "description": "", "medical_specialty": "A", "sample_name": "",
+                             "transcription": f"PLAN: She will rest {n} days, then walk. Any pain?", "keywords": ""})
+    ds = load_punct_case_dataset("dictation", corpus)
+    rows = [row for split in ds for row in ds[split]]
+    disfluent = [row for row in rows if DISFLUENCY_LABELS.index("DISFLUENT") in row["disfluency"]]
+    assert 0 < len(disfluent) < len(rows) and DISFLUENT_DICTATION_SHARE < 1
+    for row in disfluent:
+        labels = [DISFLUENCY_LABELS[d] for d in row["disfluency"]]
+        assert set(labels) == {"FLUENT", "DISFLUENT"}  # every word labelled
+        for label, command, punct in zip(labels, row["command"], row["punct"]):
+            if label == "DISFLUENT":  # an inserted word: no command, no mark of its own
+                assert COMMAND_LABELS[command] == "WORD" and punct == -1
+    assert any("uh" in row["words"] or "um" in row["words"] for row in disfluent)
+
+
 def test_ted_talks_give_their_paragraphs_and_other_corpora_none(corpus):
     from hf_punctcase.labels import PARAGRAPH_LABELS
 

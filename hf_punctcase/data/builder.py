@@ -209,9 +209,10 @@ def _swda_fillers(root: Path, options: dict):
 def _dictation(root: Path, options: dict):
     # Dictated transcripts (hf_punctcase.data.dictation) of TED talks, MTSamples reports and MTS-Dialog
     # dialogues in their own splits, about a third of the words from each source; each document is
-    # dictated at a rate drawn from DICTATION_RATES.
+    # dictated at a rate drawn from DICTATION_RATES, and a share of them spoken with disfluencies.
     seed, budget = options.get("seed", 0), options.get("synthetic_words", 1_500_000)
     scheme = LabelScheme()
+    statistics = train_call_statistics(_switchboard_file(root)) if _switchboard_file(root).is_file() else None
     folder = root / "medical" / "mts_dialog"
     sources = (
         ((document_split(d, validation=0.0, test=0.05), d, t) for d, t in read_ted_talks(root / "ted" / "talks.jsonl")),
@@ -228,8 +229,27 @@ def _dictation(root: Path, options: dict):
             if left <= 0:
                 break
             labeled, command = dictate(text, scheme, random.Random(f"{seed}/{doc_id}"))
+            disfluency = _fluent_around_commands(command)
+            rng = random.Random(f"{seed}/{doc_id}/disfluent")
+            if statistics is not None and rng.random() < DISFLUENT_DICTATION_SHARE:
+                labeled, command, disfluency = _spoken_disfluently(labeled, command, rng, statistics)
             left -= len(labeled)
-            yield split, f"dictation/{doc_id}", labeled, True, {"command": command, "disfluency": _fluent_around_commands(command)}
+            yield split, f"dictation/{doc_id}", labeled, True, {"command": command, "disfluency": disfluency}
+
+
+#: The share of dictated documents spoken with disfluencies (fillers, repetitions, restarts) at the
+#: rates of the annotated Switchboard train calls: people who dictate say "um" too.
+DISFLUENT_DICTATION_SHARE = 0.3
+
+
+def _spoken_disfluently(labeled, command: list[str], rng: random.Random, statistics):
+    """A dictated transcript with synthetic disfluencies inserted (:func:`inject_disfluencies`): the
+    inserted words are DISFLUENT and no command (a restarted "period" is not the one carried out), the
+    others are FLUENT, as in the synthetic disfluency corpus, and keep their commands."""
+    injected, inserted = inject_disfluencies(labeled, rng, statistics)
+    commands = iter(command)
+    command = [next(commands) if label == "FLUENT" else "WORD" for label in inserted]
+    return injected, command, inserted
 
 
 def _fluent_around_commands(command: list[str]) -> list[str | None]:
