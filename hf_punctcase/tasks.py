@@ -86,8 +86,8 @@ class Task:
             under-predicted at 0.5). For a task with a positive label, the label is given where its
             probability exceeds the threshold; for a task of more labels, a word takes the likeliest
             label but the null one where the probabilities of all labels but the null one add up to
-            more than the threshold, and the null label otherwise (what matters is whether a word is
-            a command at all; the likeliest of nine labels may be the null one at 0.45).
+            more than the threshold, and the null label otherwise (the likeliest of many labels may
+            be the null one at 0.45 while the others together have 0.55).
         option: the way of restoring that the task makes possible, if any.
         title: what the task is called in messages (``"disfluency"``: "a disfluency head"); default: ``name``.
         description: the task in a few words (CLI help, docs).
