@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .inputs import parse_inputs
-from .labels import SENTENCE_END_LABELS
+from .labels import SENTENCE_END_LABELS, TEXT_OF_COMMAND
 from .layout import place_words, text_span
 
 #: What separates two paragraphs in the text.
@@ -87,6 +87,35 @@ def _separators(text: str, words: Sequence[dict], kept: Sequence[int]) -> dict[i
     return {i: text[words[i]["end_char"]:start] for i, start in zip(kept, starts)}
 
 
+class ParagraphStream:
+    """Paragraphs over a stream of final restored entries (``StreamingRestorer(..., paragraphs=True)``):
+    each placed entry's ``start_char`` and ``end_char`` are set in the text of the whole stream, in which
+    a blank line follows every word that ends a paragraph (``paragraph_end`` at a sentence end) and the
+    break a dictated command wrote after a word stays; the stream's text is then the pipeline's with
+    ``paragraphs=True``."""
+
+    def __init__(self) -> None:
+        self._chars = 0
+
+    def feed(self, entries: Sequence[dict]) -> list[dict]:
+        """Place the stream's next final entries (entries ``removed`` from the text are left as they are)."""
+        for entry in entries:
+            if entry.get("removed"):
+                continue
+            entry["start_char"], entry["end_char"] = self._chars, self._chars + len(entry["word"])
+            self._chars = entry["end_char"] + len(_stream_separator(entry))
+        return list(entries)
+
+
+def _stream_separator(entry: dict) -> str:
+    """What follows a placed entry: a blank line where it ends a paragraph, else the break its last
+    dictated break command writes, else a space."""
+    if entry.get("paragraph_end") and entry.get("punctuation") in SENTENCE_END_LABELS:
+        return PARAGRAPH_BREAK
+    breaks = [TEXT_OF_COMMAND[label] for label in entry.get("dictated", ()) if label in TEXT_OF_COMMAND]
+    return breaks[-1] if breaks else " "
+
+
 def restore_in_paragraphs(restore, inputs, is_split_into_words: bool, **options):
     """``paragraphs=True`` for a restorer (the pipeline, the torch-free runtime): one restoration, then
     :func:`cut_into_paragraphs`. ``restore(inputs, is_split_into_words, **options)`` is the restorer's own call."""
@@ -98,4 +127,4 @@ def restore_in_paragraphs(restore, inputs, is_split_into_words: bool, **options)
     return results[0] if single else results
 
 
-__all__ = ["PARAGRAPH_BREAK", "cut_into_paragraphs", "paragraph_ends", "paragraph_spans", "restore_in_paragraphs"]
+__all__ = ["PARAGRAPH_BREAK", "ParagraphStream", "cut_into_paragraphs", "paragraph_ends", "paragraph_spans", "restore_in_paragraphs"]

@@ -44,7 +44,8 @@ from .restoration import (
     window_rows,
 )
 from .dictation import CommandStream
-from .tasks import CASING, COMMAND, option_runner
+from .paragraphs import ParagraphStream
+from .tasks import CASING, COMMAND, PARAGRAPH, option_runner
 
 #: Default sizes for live captions: cores of 20 words with 10 words of context on each side. On TED
 #: dev this costs 0.1 point of punctuation F1 and 0.2 of casing F1 against the pipeline's 200/50
@@ -80,6 +81,10 @@ class StreamingRestorer:
             :class:`~hf_punctcase.dictation.CommandStream`): each word then waits for the next word that
             is no command, since a command after it sets its mark, and entries are those the pipeline
             gives with the option (``removed``, ``dictated``; offsets in the text with its breaks).
+        paragraphs (`bool`, defaults to `False`): the entries' offsets are those of the text with a
+            blank line after each word that ends a paragraph, as the pipeline's ``paragraphs=True``
+            writes it (models with a paragraph head; :class:`~hf_punctcase.paragraphs.ParagraphStream`;
+            every entry of such a model carries ``paragraph_end`` in any case).
 
     :meth:`push` takes a list of words and returns the entries of the words that became final;
     :meth:`flush` ends the stream and returns the rest (the restorer is then ready for a new stream).
@@ -120,6 +125,7 @@ class StreamingRestorer:
         tasks: Sequence[str] = RESTORED_TASKS,
         ends_sentence: bool = True,
         spoken_punctuation: bool = False,
+        paragraphs: bool = False,
         **load_kwargs: Any,
     ):
         #: How the stream is restored (:class:`~hf_punctcase.restoration.RestoreOptions`).
@@ -159,6 +165,10 @@ class StreamingRestorer:
         if spoken_punctuation:
             option_runner({COMMAND.option.name: True}, self.pipe.model_tasks)  # refuses a model without the head
             self._commands = CommandStream()
+        self._paragraphs = None
+        if paragraphs:
+            option_runner({PARAGRAPH.option.name: True}, self.pipe.model_tasks)  # refuses a model without the head
+            self._paragraphs = ParagraphStream()
         # With consistent casing the mark after word i is decided with the casing of word i + 1.
         self._lookahead = 1 if self.options.consistent_casing and CASING.name in self.options.tasks else 0
         self._reset()
@@ -194,7 +204,7 @@ class StreamingRestorer:
         # jointly); every word before the next window's core has them.
         entries, written = self._emit(self._next.core_start - self._lookahead, last=False)
         self._forget()
-        return self._commands.feed(entries, written) if self._commands else entries
+        return self._laid_out(entries, written, last=False)
 
     def flush(self) -> list[dict]:
         """End the stream: run the remaining windows (cut by the end of the stream, as the pipeline's
@@ -206,7 +216,7 @@ class StreamingRestorer:
                 for window in dropwhile(lambda w: w.core_start < self._next.core_start, final_plan):
                     self._run(self._cut(window))
             entries, written = self._emit(self._received, last=True)
-            return self._commands.feed(entries, written, last=True) if self._commands else entries
+            return self._laid_out(entries, written, last=True)
         finally:
             self._reset()
 
@@ -229,6 +239,16 @@ class StreamingRestorer:
         self._next: Window = next(self._plan)
         if self._commands is not None:
             self._commands = CommandStream()
+        if self._paragraphs is not None:
+            self._paragraphs = ParagraphStream()
+
+    def _laid_out(self, entries: list[dict], written: list[str], last: bool) -> list[dict]:
+        """Final entries with the stream's task options carried out: dictated commands, then paragraphs."""
+        if self._commands is not None:
+            entries = self._commands.feed(entries, written, last=last)
+        if self._paragraphs is not None:
+            entries = self._paragraphs.feed(entries)
+        return entries
 
     def _cut(self, window: Window) -> Window:
         """A window of the plan with at most ``right_context_words`` words of right context."""

@@ -189,29 +189,30 @@ def test_spoken_punctuation_through_the_pipeline(command_model):
     assert len(labelled["text"].split()) == len(words)
 
 
-@pytest.mark.parametrize("threshold", [None, 0.2, 0.8])
-def test_a_word_is_a_command_where_the_commands_together_outweigh_the_threshold(command_model, tmp_path, threshold):
+def test_a_word_is_a_command_where_the_commands_together_outweigh_the_threshold(command_model, tmp_path):
     import json
     import shutil
 
-    folder = command_model
-    if threshold is not None:
-        folder = tmp_path / "model"
-        shutil.copytree(command_model, folder)
-        config = json.loads((folder / "config.json").read_text())
-        config["command_threshold"] = threshold
-        (folder / "config.json").write_text(json.dumps(config))
-    pipe = hf_punctcase.load_pipeline(str(folder), dtype=torch.float32)
     text = "the patient had chest pain period does it hurt question mark new paragraph we think it works comma"
-    result = pipe(text, return_probabilities=True)
-    probabilities = np.asarray(result["probabilities"]["command"])
+    pipe = hf_punctcase.load_pipeline(command_model, dtype=torch.float32)
+    probabilities = np.asarray(pipe(text, return_probabilities=True)["probabilities"]["command"])
     commands = 1.0 - probabilities[:, 0]
-    expected = [
-        COMMAND_LABELS[1 + int(np.argmax(row[1:]))] if command > (threshold or 0.5) else "WORD"
-        for row, command in zip(probabilities, commands)
-    ]
-    assert [entry["command"] for entry in result["words"]] == expected
-    assert any(0.2 < command <= 0.8 for command in commands)  # the thresholds decide some words apart
+    # A threshold between two words' command probabilities that decides some word otherwise than 0.5.
+    values = sorted(set(commands.tolist()))
+    cuts = [(a + b) / 2 for a, b in zip(values, values[1:])]
+    threshold = next(cut for cut in cuts if (commands > cut).sum() != (commands > 0.5).sum())
+    folder = tmp_path / "model"
+    shutil.copytree(command_model, folder)
+    config = json.loads((folder / "config.json").read_text())
+    config["command_threshold"] = threshold
+    (folder / "config.json").write_text(json.dumps(config))
+    for model, cut in ((command_model, 0.5), (str(folder), threshold)):
+        result = hf_punctcase.load_pipeline(model, dtype=torch.float32)(text)
+        expected = [
+            COMMAND_LABELS[1 + int(np.argmax(row[1:]))] if command > cut else "WORD"
+            for row, command in zip(probabilities, commands)
+        ]
+        assert [entry["command"] for entry in result["words"]] == expected
 
 
 def test_the_likeliest_label_of_a_command_may_be_word_and_the_word_still_a_command():

@@ -117,3 +117,29 @@ def test_return_paragraphs_lists_them_in_the_text_as_it_stands(paragraph_model_d
 def test_return_paragraphs_needs_the_head(tiny_pipeline):
     with pytest.raises(ValueError, match="return_paragraphs=True needs a model with a paragraph head"):
         tiny_pipeline("so what are the risks", return_paragraphs=True)
+
+
+@pytest.mark.parametrize("window_words, context_words", [(200, 50), (40, 10)])
+def test_paragraphs_in_a_stream_are_the_pipelines(paragraph_model_dir, tmp_path, window_words, context_words):
+    from hf_punctcase import StreamingRestorer
+
+    folder = _with_threshold(paragraph_model_dir, 0.2, tmp_path)  # some paragraph ends, not all
+    pipe = hf_punctcase.load_pipeline(str(folder), dtype=torch.float32)
+    words = " ".join(["so what are the risks i am not technical"] * 12).split()
+    whole = pipe(words, is_split_into_words=True, paragraphs=True, window_words=window_words, context_words=context_words)
+    assert "\n\n" in whole["text"]
+    stream = StreamingRestorer(pipe, window_words=window_words, context_words=context_words, paragraphs=True)
+    entries = []
+    for start in range(0, len(words), 7):
+        entries += stream.push(words[start:start + 7])
+    entries += stream.flush()
+    assert [(e["word"], e["start_char"], e["end_char"]) for e in entries] == [
+        (e["word"], e["start_char"], e["end_char"]) for e in whole["words"]
+    ]
+
+
+def test_a_stream_refuses_paragraphs_without_the_head(tiny_pipeline):
+    from hf_punctcase import StreamingRestorer
+
+    with pytest.raises(ValueError, match="paragraph head"):
+        StreamingRestorer(tiny_pipeline, paragraphs=True)

@@ -186,3 +186,19 @@ def test_return_paragraphs_with_spoken_punctuation_and_removal_refer_to_input_wo
         for paragraph in result["paragraphs"]:
             assert not result["words"][paragraph["first_word"]]["removed"]
             assert result["text"][paragraph["start_char"]:paragraph["end_char"]] == paragraph["text"]
+
+
+def test_a_stream_with_spoken_punctuation_and_paragraphs_is_the_pipelines(every_head_model):
+    from hf_punctcase import StreamingRestorer
+
+    pipe = hf_punctcase.load_pipeline(every_head_model, dtype=torch.float32)
+    words = TEXT.split() * 3
+    whole = pipe(words, is_split_into_words=True, spoken_punctuation=True, paragraphs=True)
+    stream = StreamingRestorer(pipe, window_words=200, context_words=50, spoken_punctuation=True, paragraphs=True)
+    entries = []
+    for start in range(0, len(words), 5):
+        entries += stream.push(words[start:start + 5])
+    entries += stream.flush()
+    assert [(e["word"], e["removed"], e["start_char"], e["end_char"]) for e in entries] == [
+        (e["word"], e["removed"], e["start_char"], e["end_char"]) for e in whole["words"]
+    ]
