@@ -2,6 +2,7 @@
 
 import csv
 import json
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -353,9 +354,8 @@ def test_windows_cut_documents_into_consecutive_windows(corpus):
         assert [len(r["words"]) for r in cut][:-1] == [5] * (len(cut) - 1)
 
 
-def test_dictation_speaks_marks_as_commands_and_labels_every_other_corpus_as_words(corpus):
-    from hf_punctcase.labels import COMMAND_LABELS, SPOKEN_COMMANDS
-
+def _write_mtsamples(corpus: Path, report: str) -> None:
+    """40 MTSamples reports, ``report`` with its ``{n}`` the report's number."""
     med = corpus / "medical" / "mtsamples"
     med.mkdir(parents=True)
     with open(med / "mtsamples.csv", "w", newline="") as handle:
@@ -363,7 +363,13 @@ def test_dictation_speaks_marks_as_commands_and_labels_every_other_corpus_as_wor
         writer.writeheader()
         for n in range(40):
             writer.writerow({"note_id": str(n), "description": "", "medical_specialty": "A", "sample_name": "",
-                             "transcription": f"PLAN: She will rest {n} days; see me then! Any pain?", "keywords": ""})
+                             "transcription": report.format(n=n), "keywords": ""})
+
+
+def test_dictation_speaks_marks_as_commands_and_labels_every_other_corpus_as_words(corpus):
+    from hf_punctcase.labels import COMMAND_LABELS, SPOKEN_COMMANDS
+
+    _write_mtsamples(corpus, "PLAN: She will rest {n} days; see me then! Any pain?")
     ds = load_punct_case_dataset("dictation", corpus)
     rows = [row for split in ds for row in ds[split]]
     assert rows and all(row["doc_id"].startswith("dictation/") for row in rows)
@@ -395,14 +401,7 @@ def test_a_share_of_dictated_documents_is_spoken_with_disfluencies_that_carry_ou
     folder.mkdir(parents=True)
     calls = [f"A.{2 * n + 1}: {{F Uh, }} [ we, + we ] went home. /\nB.{2 * n + 2}: {{F um, }} it was late. /" for n in range(20)]
     (folder / "disfluency").write_text("\n".join(calls) + "\n")
-    med = corpus / "medical" / "mtsamples"
-    med.mkdir(parents=True)
-    with open(med / "mtsamples.csv", "w", newline="") as handle:
-        writer = csv.DictWriter(handle, ["note_id", "description", "medical_specialty", "sample_name", "transcription", "keywords"])
-        writer.writeheader()
-        for n in range(40):
-            writer.writerow({"note_id": str(n), "description": "", "medical_specialty": "A", "sample_name": "",
-                             "transcription": f"PLAN: She will rest {n} days, then walk. Any pain?", "keywords": ""})
+    _write_mtsamples(corpus, "PLAN: She will rest {n} days, then walk. Any pain?")
     ds = load_punct_case_dataset("dictation", corpus)
     rows = [row for split in ds for row in ds[split]]
     disfluent = [row for row in rows if DISFLUENCY_LABELS.index("DISFLUENT") in row["disfluency"]]
