@@ -17,12 +17,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from .inputs import parse_inputs
-from .labels import COMMAND_LABELS, MARK_OF_LABEL, SENTENCE_END_LABELS, SPOKEN_COMMANDS, TEXT_OF_COMMAND, apply_case, case_label_of
-from .layout import place_words, text_span
+from .labels import COMMAND_LABELS, MARK_OF_LABEL, SENTENCE_END_LABELS, SPOKEN_COMMANDS, apply_case, case_label_of
+from .layout import BREAK_COMMANDS, dictated_separator, place_words, text_span
 from .paragraphs import paragraph_spans
-
-#: Commands that write a break rather than a mark.
-BREAK_COMMANDS = ("NEWLINE", "PARAGRAPH")
 #: Every spoken phrase as its words, with its command, the longest first.
 _PHRASES = sorted(
     ((phrase.split(), command) for command, phrases in SPOKEN_COMMANDS.items() for phrase in phrases),
@@ -89,7 +86,7 @@ def carry_out(entries: Sequence[dict], written: Sequence[str], capitalise_first:
             entry["punctuation"] = marks[-1]
             entry["punct_score"] = None
         entry["word"] = core + MARK_OF_LABEL.get(entry["punctuation"], "")
-        capitalise = entry["punctuation"] in SENTENCE_END_LABELS or _separator(entry) != " "
+        capitalise = entry["punctuation"] in SENTENCE_END_LABELS or dictated_separator(entry) != " "
         words.append(entry)
     return words, capitalise
 
@@ -115,7 +112,7 @@ def apply_commands(restored: dict, tokens: Sequence) -> dict:
         raise RuntimeError("internal error: the restoration has no command labels")
     written = [token["word"].strip() if isinstance(token, Mapping) else token for token in tokens]
     words, _ = carry_out(entries, written)
-    text, _ = place_words(words, lambda _, entry: _separator(entry))
+    text, _ = place_words(words, lambda _, entry: dictated_separator(entry))
     # No space after the last word (a dictated break there stays).
     text = text.removesuffix(" ")
     result = {"text": text, "words": words}
@@ -155,7 +152,7 @@ class CommandStream:
     def _release(self) -> list[dict]:
         held, self._held = self._held, []
         words, self._capitalise = carry_out([entry for entry, _ in held], [word for _, word in held], self._capitalise)
-        _, self._chars = place_words(words, lambda _, entry: _separator(entry), self._chars)
+        _, self._chars = place_words(words, lambda _, entry: dictated_separator(entry), self._chars)
         return words
 
 
@@ -166,12 +163,6 @@ def _core(entry: dict) -> str:
     return word[: len(word) - len(mark)] if mark and word.endswith(mark) else word
 
 
-def _separator(entry: dict) -> str:
-    """What follows a kept word in the text: the break its last break command writes, else a space."""
-    breaks = [label for label in entry.get("dictated", ()) if label in BREAK_COMMANDS]
-    return TEXT_OF_COMMAND[breaks[-1]] if breaks else " "
-
-
 def _sentences(words: list[dict], text: str) -> list[dict]:
     """Sentences of the kept words, ended by a sentence mark or a break, with input word indices."""
     kept = [i for i, entry in enumerate(words) if not entry["removed"]]
@@ -179,7 +170,7 @@ def _sentences(words: list[dict], text: str) -> list[dict]:
     for rank, i in enumerate(kept):
         first = i if first is None else first
         entry = words[i]
-        if entry["punctuation"] in SENTENCE_END_LABELS or _separator(entry) != " " or rank == len(kept) - 1:
+        if entry["punctuation"] in SENTENCE_END_LABELS or dictated_separator(entry) != " " or rank == len(kept) - 1:
             result.append(text_span(words, first, i, text))
             first = None
     return result

@@ -5,6 +5,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from .labels import TEXT_OF_COMMAND
+
+#: Commands that write a break rather than a mark.
+BREAK_COMMANDS = ("NEWLINE", "PARAGRAPH")
+
+
+def dictated_separator(entry: dict) -> str:
+    """What follows a kept word in the text: the break its last dictated break command writes (its
+    ``dictated``, :func:`hf_punctcase.dictation.carry_out`), else a space."""
+    breaks = [label for label in entry.get("dictated", ()) if label in BREAK_COMMANDS]
+    return TEXT_OF_COMMAND[breaks[-1]] if breaks else " "
+
 
 def place_words(words: Sequence[dict], separator: Callable[[int, dict], str], start: int = 0) -> tuple[str, int]:
     """Lay restored word entries out as text where entry ``i`` is followed by ``separator(i, entry)``
@@ -37,4 +49,4 @@ def text_span(words: Sequence[dict], first: int, last: int, text: str) -> dict:
     }
 
 
-__all__ = ["place_words", "text_span"]
+__all__ = ["BREAK_COMMANDS", "dictated_separator", "place_words", "text_span"]

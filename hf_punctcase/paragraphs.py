@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .inputs import parse_inputs
-from .labels import SENTENCE_END_LABELS, TEXT_OF_COMMAND
-from .layout import place_words, text_span
+from .labels import SENTENCE_END_LABELS
+from .layout import dictated_separator, place_words, text_span
 
 #: What separates two paragraphs in the text.
 PARAGRAPH_BREAK = "\n\n"
@@ -25,11 +25,13 @@ def paragraph_ends(words: Sequence[dict]) -> list[int]:
     """The indices of the words that end a paragraph: those the head marks ``paragraph_end`` that end a
     sentence, and the last word. Words ``removed`` from the text (by another task option) end none."""
     kept = [i for i, entry in enumerate(words) if not entry.get("removed")]
-    ends = [
-        i for i in kept[:-1]
-        if words[i].get("paragraph_end") and words[i].get("punctuation") in SENTENCE_END_LABELS
-    ]
-    return ends + kept[-1:]
+    return [i for i in kept[:-1] if _ends_paragraph(words[i])] + kept[-1:]
+
+
+def _ends_paragraph(entry: dict) -> bool:
+    """Whether the head ends a paragraph after a word: it marks it ``paragraph_end`` and the word ends
+    a sentence."""
+    return bool(entry.get("paragraph_end")) and entry.get("punctuation") in SENTENCE_END_LABELS
 
 
 def paragraph_spans(restored: dict) -> list[dict]:
@@ -38,12 +40,15 @@ def paragraph_spans(restored: dict) -> list[dict]:
     "end_char"}`` each, as sentences are given. A paragraph ends where the head ends one at a sentence
     end (:func:`paragraph_ends`), where the text already has a blank line after a word (a dictated new
     paragraph), and at the last word."""
-    words = restored["words"]
+    words, text = restored["words"], restored["text"]
     if words and "paragraph_end" not in words[0]:
         raise ValueError("return_paragraphs=True needs a model with a paragraph head (paragraph_labels)")
     kept = [i for i, entry in enumerate(words) if not entry.get("removed")]
-    laid_out = _separators(restored["text"], words, kept)
-    return _spans(words, kept, set(paragraph_ends(words)[:-1]), laid_out, restored["text"])
+    laid_out = _separators(text, words, kept)
+    ends = sorted(set(paragraph_ends(words)) | {i for i in kept[:-1] if PARAGRAPH_BREAK in laid_out[i]})
+    following = {i: kept[rank + 1] for rank, i in enumerate(kept[:-1])}
+    firsts = kept[:1] + [following[end] for end in ends[:-1]]
+    return [text_span(words, first, end, text) for first, end in zip(firsts, ends)]
 
 
 def cut_into_paragraphs(restored: dict) -> dict:
@@ -60,24 +65,15 @@ def cut_into_paragraphs(restored: dict) -> dict:
     kept = [i for i, entry in enumerate(words) if not entry.get("removed")]
     laid_out = _separators(restored["text"], words, kept)
     breaks = set(paragraph_ends(words)[:-1])
-    laid_out = {i: PARAGRAPH_BREAK if i in breaks else separator for i, separator in laid_out.items()}
-    text, _ = place_words(words, lambda i, _: laid_out[i])
-    result = {**restored, "text": text, "words": words, "paragraphs": _spans(words, kept, breaks, laid_out, text)}
+    text, _ = place_words(words, lambda i, _: PARAGRAPH_BREAK if i in breaks else laid_out[i])
+    result = {**restored, "text": text, "words": words}
+    result["paragraphs"] = paragraph_spans(result)
     if "sentences" in restored:
         result["sentences"] = [
             {**sentence, **text_span(words, sentence["first_word"], sentence["last_word"], text)}
             for sentence in restored["sentences"]
         ]
     return result
-
-
-def _spans(words: Sequence[dict], kept: Sequence[int], breaks: set[int], laid_out: dict[int, str], text: str) -> list[dict]:
-    """The paragraphs of the placed words ``kept``, ended after ``breaks``, after a blank line in the
-    layout and at the last word."""
-    ends = sorted(breaks | {i for i in kept[:-1] if PARAGRAPH_BREAK in laid_out[i]} | set(kept[-1:]))
-    following = {i: kept[rank + 1] for rank, i in enumerate(kept[:-1])}
-    firsts = kept[:1] + [following[end] for end in ends[:-1]]
-    return [text_span(words, first, end, text) for first, end in zip(firsts, ends)]
 
 
 def _separators(text: str, words: Sequence[dict], kept: Sequence[int]) -> dict[int, str]:
@@ -99,21 +95,11 @@ class ParagraphStream:
 
     def feed(self, entries: Sequence[dict]) -> list[dict]:
         """Place the stream's next final entries (entries ``removed`` from the text are left as they are)."""
-        for entry in entries:
-            if entry.get("removed"):
-                continue
-            entry["start_char"], entry["end_char"] = self._chars, self._chars + len(entry["word"])
-            self._chars = entry["end_char"] + len(_stream_separator(entry))
-        return list(entries)
-
-
-def _stream_separator(entry: dict) -> str:
-    """What follows a placed entry: a blank line where it ends a paragraph, else the break its last
-    dictated break command writes, else a space."""
-    if entry.get("paragraph_end") and entry.get("punctuation") in SENTENCE_END_LABELS:
-        return PARAGRAPH_BREAK
-    breaks = [TEXT_OF_COMMAND[label] for label in entry.get("dictated", ()) if label in TEXT_OF_COMMAND]
-    return breaks[-1] if breaks else " "
+        entries = list(entries)
+        _, self._chars = place_words(
+            entries, lambda _, entry: PARAGRAPH_BREAK if _ends_paragraph(entry) else dictated_separator(entry), self._chars
+        )
+        return entries
 
 
 def restore_in_paragraphs(restore, inputs, is_split_into_words: bool, **options):

@@ -123,9 +123,10 @@ def add_heads(checkpoint: Path, target: Path, thresholds: dict[str, float]) -> l
     from hf_punctcase.formats.torch import weight_files
     from hf_punctcase.tasks import head_tasks
 
-    if weight_files(target) == [target / "model.safetensors"]:
+    files = weight_files(target)
+    if files == [target / "model.safetensors"]:
         base_file, added_before = target / "model.safetensors", set()
-    elif weight_files(target) == [target / SHIPPED_SHARD, target / HEADS_SHARD]:
+    elif files == [target / SHIPPED_SHARD, target / HEADS_SHARD]:
         base_file = target / SHIPPED_SHARD
         with safe_open(str(target / HEADS_SHARD), "pt") as handle:
             added_before = set(handle.keys())
