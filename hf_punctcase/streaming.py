@@ -106,7 +106,9 @@ class StreamingRestorer:
     when the next word's window has too. A word is therefore emitted by the push that brings the
     ``core + right_context_words``-th word after it, at the latest (:attr:`max_delay_words`): 30
     words with the defaults (20.5 on average; 12 s at 150 words a minute), one fewer without
-    ``consistent_casing``. The words still held are returned by :meth:`flush`.
+    ``consistent_casing``. With ``ends_sentence`` the last word received is never final before the
+    next arrives (the stream may end after it, and then it ends a sentence). The words still held are
+    returned by :meth:`flush`.
 
     Cost: a push runs the model once per window it completes (one window of ``window_words`` words
     every ``core`` words; more only when a push brings more than a core), decodes the words that
@@ -182,7 +184,8 @@ class StreamingRestorer:
     def max_delay_words(self) -> int:
         """The most words after a word that the stream needs before the word is final (a push may
         bring more along with them)."""
-        return self.core_words + self.right_context_words - 1 + self._lookahead
+        delay = self.core_words + self.right_context_words - 1 + self._lookahead
+        return max(delay, 1) if self.options.ends_sentence else delay
 
     # ---- the stream ------------------------------------------------------------------------------
     def push(self, words: Iterable[str | Mapping[str, Any]]) -> list[dict]:
@@ -201,8 +204,12 @@ class StreamingRestorer:
             self._run(self._cut(self._next))
             self._next = next(self._plan)
         # Word i is final once word i + 1 has its probabilities (the boundary between them is decided
-        # jointly); every word before the next window's core has them.
-        entries, written = self._emit(self._next.core_start - self._lookahead, last=False)
+        # jointly); every word before the next window's core has them. With ends_sentence the last word
+        # received also waits for the next: it ends a sentence if the stream ends after it.
+        stop = self._next.core_start - self._lookahead
+        if self.options.ends_sentence:
+            stop = min(stop, self._received - 1)
+        entries, written = self._emit(stop, last=False)
         self._forget()
         return self._laid_out(entries, written, last=False)
 

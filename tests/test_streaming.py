@@ -262,3 +262,16 @@ def test_loads_a_checkpoint(tiny_model_dir, tiny_pipeline):
     assert isinstance(restorer.pipe, hf_punctcase.PunctCasePipeline)
     words = "so what are the risks i am not technical".split()
     assert stream(restorer, [words]) == offline(tiny_pipeline, words, 8, 2)
+
+
+def test_a_windows_last_word_waits_for_the_next_word_when_the_stream_may_end_after_it(tiny_pipeline):
+    """Without consistent casing and without right context, a push that completes a window would make
+    its last word final; but if the stream ends there, ends_sentence gives it a sentence end."""
+    words = ["so"] * 5
+    options = dict(consistent_casing=False, ends_sentence=True)
+    restorer = StreamingRestorer(tiny_pipeline, window_words=5, context_words=0, **options)
+    assert restorer.push(words) == offline(tiny_pipeline, words, 5, 0, **options)[:4]
+    assert restorer.max_delay_words == 4
+    assert stream(StreamingRestorer(tiny_pipeline, window_words=5, context_words=0, **options), [words]) == offline(
+        tiny_pipeline, words, 5, 0, **options
+    )
