@@ -7,8 +7,10 @@ differ, documents whose text differs, and the largest difference of a probabilit
     python benchmarks/batch_independence.py --model default                  # as pipeline("punct-case") runs it
     python benchmarks/batch_independence.py --model default --dtype float32 bfloat16
     python benchmarks/batch_independence.py --model on-device --sets TED SwDA
+    python benchmarks/batch_independence.py --model default --runtime torch openvino   # each runtime as it runs here
 
-Each (model, dtype) says how it ran (``execution_plan``) and on what machine.
+Each (model, runtime, dtype) says how it ran (``execution_plan``) and on what machine; a dtype other than
+auto runs with torch, so it is paired with the runtimes auto and torch only.
 """
 
 from __future__ import annotations
@@ -51,6 +53,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--model", nargs="+", default=["default"])
     parser.add_argument("--dtype", nargs="+", default=["auto"], help="auto: as pipeline('punct-case') plans it")
+    parser.add_argument(
+        "--runtime", nargs="+", default=["auto"], choices=["auto", "torch", "onnxruntime", "openvino"],
+        help="auto: as pipeline('punct-case') plans it",
+    )
     parser.add_argument("--sets", nargs="+", default=None, help="dev sets whose name starts with one of these")
     parser.add_argument("--batch-size", type=int, default=16)
     parser.add_argument("--max-documents", type=int, default=200, help="per dev set")
@@ -66,16 +72,18 @@ def main() -> None:
     print(f"machine: {detect_hardware().describe()}")
     figures = {"machine": detect_hardware().as_dict(), "runs": {}}
     for model in args.model:
-        for dtype in args.dtype:
-            pipe = hf_punctcase.load_pipeline(model, dtype=None if dtype == "auto" else dtype)
+        for runtime, dtype in [(r, d) for r in args.runtime for d in args.dtype if d == "auto" or r in ("auto", "torch")]:
+            pipe = hf_punctcase.load_pipeline(
+                model, dtype=None if dtype == "auto" else dtype, runtime=None if runtime == "auto" else runtime
+            )
             plan = pipe.execution_plan
-            print(f"\n{model}, dtype {dtype}: {plan.describe()}")
+            print(f"\n{model}, runtime {runtime}, dtype {dtype}: {plan.describe()}")
             print("| dev set | documents | words | words with other labels | documents with other text | max probability difference |")
             print("|---|---|---|---|---|---|")
             for dev_set in sets:
                 texts = [" ".join(ref.words) for ref in dev_set.load(root, scheme)[: args.max_documents]]
                 row = compare(pipe, texts, args.batch_size)
-                figures["runs"][f"{model} | {dtype} | {dev_set.name}"] = {"plan": plan.as_dict(), **row}
+                figures["runs"][f"{model} | {runtime} | {dtype} | {dev_set.name}"] = {"plan": plan.as_dict(), **row}
                 print(
                     f"| {dev_set.name} | {row['documents']} | {row['words']:,} | {row['words_with_other_labels']} "
                     f"| {row['documents_with_other_text']} | {row['max_probability_difference']:.2g} |"

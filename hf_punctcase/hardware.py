@@ -36,7 +36,7 @@ class Hardware:
     arm_bf16: bool = False
     cuda: tuple[str, ...] = field(default_factory=tuple)
     cuda_bf16: bool = False
-    #: OpenVINO is installed (the runtime the plan picks on CPUs with AMX).
+    #: OpenVINO is installed (the runtime the plan picks on CPUs with AMX or avx512_bf16).
     openvino: bool = False
 
     @property

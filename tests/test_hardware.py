@@ -1,5 +1,5 @@
 """The rule that picks runtime and precision, on every kind of machine (described, not detected), and
-the cached int8 graph the default runs on CPUs without AMX."""
+the cached int8 graph the default runs on CPUs without bf16 instructions."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ T4 = Hardware(cpu="test CPU", machine="x86_64", cpus=2, isa="AVX2", cuda=("T4",)
     "hardware, model, device, expected",
     [
         (PLAIN, "default", None, ("onnxruntime", "int8", "cpu")),
-        (ZEN4, "default", None, ("onnxruntime", "int8", "cpu")),
+        (ZEN4, "default", None, ("torch", "bfloat16", "cpu")),
         (GRAVITON, "default", None, ("onnxruntime", "int8", "cpu")),
         (AMX, "default", None, ("torch", "bfloat16", "cpu")),
         (PLAIN, "CHECKPOINT", None, ("torch", "float32", "cpu")),

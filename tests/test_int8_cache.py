@@ -21,14 +21,14 @@ from hf_punctcase.hardware import Hardware
 from hf_punctcase.loading import INT8_GRAPH
 
 TEXT = "so what are the risks i am not technical we think it is fine"
-#: A CPU without AMX, where a checkpoint that prefers its int8 graph runs it: the plan tested on any CPU.
+#: A CPU without AMX or avx512_bf16, where a checkpoint that prefers its int8 graph runs it: the plan tested on any CPU.
 PLAIN_CPU = Hardware(cpu="test CPU", machine="x86_64", cpus=2, isa="AVX2")
 
 
 @pytest.fixture()
 def prefers_int8(tiny_model_dir, tmp_path, monkeypatch):
     """A copy of the tiny checkpoint that prefers its int8 graph on a CPU, a cache of its own, and a
-    machine whose CPU has no AMX."""
+    machine whose CPU has neither AMX nor avx512_bf16."""
     folder = tmp_path / "checkpoint"
     shutil.copytree(tiny_model_dir, folder)
     config = json.loads((folder / "config.json").read_text())

@@ -94,7 +94,7 @@ def test_a_cached_int8_graph_runs_without_loading_the_torch_model(monkeypatch):
 
     if torch.cuda.is_available() or torch.backends.mps.is_available():
         pytest.skip("the shortcut is for machines whose only device is the CPU")
-    plain = Hardware(cpu="test CPU", machine="x86_64", cpus=2, isa="AVX2")  # no AMX: the default's int8 graph
+    plain = Hardware(cpu="test CPU", machine="x86_64", cpus=2, isa="AVX2")  # no bf16 instructions: the default's int8 graph
     monkeypatch.setattr("hf_punctcase.loading.detect_hardware", lambda: plain)
     first = hf_punctcase.load_pipeline()  # builds the graph where it is not cached yet
     assert isinstance(first.model, OnnxModel) and first.execution_plan.precision == "int8"

@@ -1,6 +1,6 @@
 """OpenVINO as a third runtime through the format seam: an OpenVINO folder loads through the same
 ``from_pretrained`` and pipeline, a torch checkpoint runs as its cached OpenVINO graph when asked (or
-where the plan picks it: CPUs with AMX), and results agree with torch and ignore the batch."""
+where the plan picks it: CPUs with AMX or avx512_bf16), and results agree with torch and ignore the batch."""
 
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ from hf_punctcase.formats.openvino import OPENVINO_MODEL_FILE, OPENVINO_WEIGHTS_
 TEXTS = ["so what are the risks i am not technical " * n for n in (1, 6, 2)] + ["hello there"]
 AMX = Hardware(cpu="test CPU", machine="x86_64", cpus=2, isa="AVX512", amx=True, avx512_bf16=True, vnni=True, openvino=True)
 AMX_WITHOUT_OPENVINO = Hardware(cpu="test CPU", machine="x86_64", cpus=2, isa="AVX512", amx=True, avx512_bf16=True, vnni=True)
+ZEN = Hardware(cpu="test CPU", machine="x86_64", cpus=2, isa="AVX512", avx512_bf16=True, vnni=True, openvino=True)
 PLAIN = Hardware(cpu="test CPU", machine="x86_64", cpus=2, isa="AVX2", openvino=True)
 PREFERS_GRAPH = Artifacts(folder=None, runtime=TORCH, preferred_cpu_runtime=INT8_GRAPH)
 
@@ -45,11 +46,13 @@ def openvino_folder(tiny_model_dir, own_cache):
     return cache.build_graph(tiny_model_dir, model, AutoTokenizer.from_pretrained(tiny_model_dir), "openvino")
 
 
-def test_the_plan_picks_openvino_bf16_on_amx_for_a_checkpoint_that_prefers_a_graph():
+def test_the_plan_picks_openvino_bf16_on_bf16_cpus_for_a_checkpoint_that_prefers_a_graph():
     assert plan(PREFERS_GRAPH, AMX).runtime == OPENVINO and plan(PREFERS_GRAPH, AMX).precision == "bf16"
+    on_zen = plan(PREFERS_GRAPH, ZEN)
+    assert (on_zen.runtime, on_zen.precision) == (OPENVINO, "bf16") and on_zen.reason.startswith("avx512_bf16: ")
     assert plan(PREFERS_GRAPH, AMX_WITHOUT_OPENVINO).runtime == TORCH  # not installed: torch bf16
     assert plan(Artifacts(folder=None, runtime=TORCH), AMX).runtime == TORCH  # a checkpoint that prefers nothing
-    assert plan(PREFERS_GRAPH, PLAIN).runtime == ONNXRUNTIME  # no AMX: the int8 graph
+    assert plan(PREFERS_GRAPH, PLAIN).runtime == ONNXRUNTIME  # no bf16 instructions: the int8 graph
     assert plan(PREFERS_GRAPH, AMX, dtype="float32").runtime == TORCH  # a dtype asked for wins
     forced = plan(Artifacts(folder=None, runtime=TORCH), PLAIN, runtime="openvino")
     assert (forced.runtime, forced.precision, forced.reason) == (OPENVINO, "fp32", "the runtime asked for")

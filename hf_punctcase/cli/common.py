@@ -196,7 +196,7 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--dtype", choices=DTYPE_CHOICES, default="auto",
         help="model dtype; auto: chosen by what this machine has (the default's int8 ONNX Runtime graph on CPUs "
-        "without AMX, bf16 where the CPU or GPU computes in it, else fp32; --verbose says which) (default: %(default)s)",
+        "without AMX or avx512_bf16, bf16 where the CPU or GPU computes in it, else fp32; --verbose says which) (default: %(default)s)",
     )
     parser.add_argument(
         "--runtime", choices=("auto", *RUNTIMES), default="auto",

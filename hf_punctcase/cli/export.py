@@ -148,7 +148,7 @@ def add_parser(commands) -> None:
     onnx_parser.add_argument(
         "--per-token", action="store_true",
         help="int8 matrix products with one activation scale per token and per-channel weights (feed-forward "
-        "outputs and heads in fp32), as the default runs on CPUs without AMX: within 0.3 dev F1 of fp32, "
+        "outputs and heads in fp32), as the default runs on CPUs without AMX or avx512_bf16: within 0.3 dev F1 of fp32, "
         "independent of the batch",
     )
     onnx_parser.add_argument(

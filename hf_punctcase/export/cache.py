@@ -1,5 +1,5 @@
 """The graphs a torch checkpoint runs as on a CPU, built once per machine and kept in a cache: its int8
-ONNX Runtime graph (CPUs without bf16 matrix units) and its OpenVINO graph (CPUs with AMX).
+ONNX Runtime graph (CPUs without bf16 matrix units) and its OpenVINO graph (CPUs with AMX or avx512_bf16).
 
     from hf_punctcase.export.cache import build_int8_graph, cached_int8_graph
     cached_int8_graph(folder)                    # the built graph's folder, or None: a lookup
@@ -258,7 +258,7 @@ def _write_graph(model, tokenizer, staging: Path, kind: str, source: str) -> Non
 
     openvino = import_openvino()
     write_export(model, tokenizer, staging, source=source)
-    # The weights stay fp32 in the IR: the CPU's precision (bf16 with AMX) is chosen when it is compiled.
+    # The weights stay fp32 in the IR: the CPU's precision (bf16 with AMX or avx512_bf16) is chosen when it is compiled.
     openvino.save_model(openvino.Core().read_model(str(staging / ONNX_MODEL_FILE)), str(staging / OPENVINO_MODEL_FILE), compress_to_fp16=False)
     (staging / ONNX_MODEL_FILE).unlink()
 

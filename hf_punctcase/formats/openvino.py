@@ -2,7 +2,7 @@
 OpenVINO on the CPU, in the precision the CPU computes fastest in: bf16 where it has AMX or
 avx512_bf16 (OpenVINO's ``INFERENCE_PRECISION_HINT``), else fp32.
 
-The embedded default runs this way on CPUs with AMX: its graph is converted once from its fp32 ONNX
+The embedded default runs this way on CPUs with AMX or avx512_bf16: its graph is converted once from its fp32 ONNX
 export and kept in the cache (:func:`hf_punctcase.export.cache.build_graph`, kind ``"openvino"``). A folder of
 this format loads through the same ``from_pretrained`` and ``pipeline("punct-case", model=folder)``.
 In bf16 each sequence of a batch runs alone on its own tokens, so that a transcript is restored the

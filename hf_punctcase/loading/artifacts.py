@@ -10,7 +10,7 @@ from pathlib import Path
 from ..execution import ONNXRUNTIME
 
 #: ``preferred_cpu_runtime`` of a checkpoint whose int8 ONNX Runtime graph (per-token activation
-#: scales, :mod:`hf_punctcase.export.cache`) is to run on CPUs without AMX.
+#: scales, :mod:`hf_punctcase.export.cache`) is to run on CPUs without AMX or avx512_bf16.
 INT8_GRAPH = "onnxruntime-int8"
 
 
@@ -23,7 +23,7 @@ class Artifacts:
             checkpoint that prefers nothing).
         runtime: the runtime of the folder's format (``"torch"``, ``"onnxruntime"``); None for a Hub id.
         onnx_precision: an ONNX export's precision (``"fp32"``, ``"int8"``), from its export record.
-        preferred_cpu_runtime: what the checkpoint's config.json says it prefers on a CPU without AMX
+        preferred_cpu_runtime: what the checkpoint's config.json says it prefers on a CPU without AMX or avx512_bf16
             (:data:`INT8_GRAPH`), or None.
     """
 

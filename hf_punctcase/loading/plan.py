@@ -12,13 +12,15 @@ In order:
 2. An export folder runs with its runtime: ONNX Runtime in the precision its graph was exported in,
    OpenVINO in the CPU's (bf16 with AMX or avx512_bf16, else fp32).
 3. On a CUDA device: torch in bf16 where the GPU computes in it, else fp16.
-4. On a CPU with AMX: a checkpoint that prefers a compiled graph on CPUs (``preferred_cpu_runtime``)
-   runs as its OpenVINO graph in bf16 where OpenVINO is installed; else torch in bf16.
+4. On an x86 CPU with bf16 matrix instructions (AMX, or avx512_bf16): a checkpoint that prefers a
+   compiled graph on CPUs (``preferred_cpu_runtime``) runs as its OpenVINO graph in bf16 where OpenVINO
+   is installed; else torch in bf16 (both measured faster than the int8 graph there).
 5. On other CPUs, a checkpoint that prefers its int8 ONNX Runtime graph (it says so in its config,
    ``preferred_cpu_runtime``: the embedded default does, measured faster than every torch option on
-   CPUs without AMX and within 0.3 dev F1 of fp32) runs as that graph, built once and cached.
-6. Else torch in bf16 where the CPU has bf16 matrix instructions (avx512_bf16, ARM's BF16), else fp32
-   (bf16 without them is emulated and slower than fp32).
+   x86 CPUs without bf16 instructions and within 0.3 dev F1 of fp32; ARM CPUs, not measured, take it
+   too) runs as that graph, built once and cached.
+6. Else torch in bf16 where the CPU has bf16 matrix instructions (ARM's BF16), else fp32 (bf16 without
+   them is emulated and slower than fp32).
 """
 
 from __future__ import annotations
@@ -79,21 +81,21 @@ def plan(
         return ExecutionPlan(TORCH, "float16", where, "the GPU has no bf16: fp16")
     if device_type != "cpu":
         return ExecutionPlan(TORCH, "float32", where, f"no precision rule for {device_type}: fp32")
-    if hardware.amx:
+    if hardware.amx or hardware.avx512_bf16:
+        kind = "AMX" if hardware.amx else "avx512_bf16"
         if artifacts.preferred_cpu_runtime == INT8_GRAPH and hardware.openvino and int8_graph:
             return ExecutionPlan(
-                OPENVINO, "bf16", "cpu", "AMX: the checkpoint's OpenVINO graph in bf16 is faster than torch bf16 here"
+                OPENVINO, "bf16", "cpu", f"{kind}: the checkpoint's OpenVINO graph in bf16 is the fastest here"
             )
-        return ExecutionPlan(TORCH, "bfloat16", "cpu", "AMX: torch bf16 is the fastest here")
+        return ExecutionPlan(TORCH, "bfloat16", "cpu", f"{kind}: torch bf16 is faster than fp32 and the int8 graph here")
     if artifacts.preferred_cpu_runtime == INT8_GRAPH and int8_graph:
         return ExecutionPlan(
             ONNXRUNTIME, "int8", "cpu",
-            "no AMX: the checkpoint's int8 ONNX Runtime graph (per-token scales) is faster than torch here, "
-            "within 0.3 dev F1 of fp32",
+            "no AMX or avx512_bf16: the checkpoint's int8 ONNX Runtime graph (per-token scales) is faster than "
+            "torch here, within 0.3 dev F1 of fp32",
         )
-    if hardware.cpu_bf16:
-        kind = "avx512_bf16" if hardware.avx512_bf16 else "ARM bf16"
-        return ExecutionPlan(TORCH, "bfloat16", "cpu", f"{kind}: bf16 is faster than fp32 here")
+    if hardware.arm_bf16:
+        return ExecutionPlan(TORCH, "bfloat16", "cpu", "ARM bf16: bf16 is faster than fp32 here")
     return ExecutionPlan(TORCH, "float32", "cpu", "no bf16 matrix instructions on this CPU: fp32")
 
 

@@ -63,7 +63,7 @@ class JointTokenClassificationConfig(JointLabelsMixin, PreTrainedConfig):
             Weight of the casing cross-entropy in the loss (0 with `punct_loss_weight=0` trains a
             disfluency-only model).
         preferred_cpu_runtime (`str`, *optional*):
-            What the checkpoint runs best as on a CPU without AMX, where that was measured:
+            What the checkpoint runs best as on a CPU without AMX or avx512_bf16, where that was measured:
             `"onnxruntime-int8"`, its int8 ONNX Runtime graph with per-token activation scales (built once
             and cached; `hf_punctcase.loading`). None: torch, in bf16 or fp32 as the CPU has. Training
             from a checkpoint clears it (the new weights were not measured).
