@@ -126,17 +126,18 @@ def int8_storage_config(model_config: PretrainedConfig) -> TorchAoConfig:
 
 def stored_int8_modules(model: torch.nn.Module) -> list[str]:
     """The names of the modules whose weights int8 storage stores as int8: every Linear and Embedding
-    of the encoder (``model.base_model_prefix``); the heads stay out, they are tiny and decide every
-    label. Raises ``ValueError`` where the encoder has none."""
+    of the encoder (``model.base_model_prefix``) and of the encoder layers a head has of its own (a
+    command branch); the heads stay out, they are tiny and decide every label. Raises ``ValueError``
+    where the encoder has none."""
     import torch
 
     prefix = model.base_model_prefix + "."
     names = [
         name
         for name, module in model.named_modules()
-        if name.startswith(prefix) and isinstance(module, (torch.nn.Linear, torch.nn.Embedding))
+        if name.startswith((prefix, "command_branch.")) and isinstance(module, (torch.nn.Linear, torch.nn.Embedding))
     ]
-    if not names:
+    if not any(name.startswith(prefix) for name in names):
         raise ValueError(f"{type(model).__name__} has no Linear or Embedding layer in its {prefix[:-1]}")
     return names
 

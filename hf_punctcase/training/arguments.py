@@ -107,6 +107,14 @@ class ModelArguments:
         },
     )
     command_loss_weight: float = field(default=1.0, metadata={"help": "The spoken-command loss's weight."})
+    command_branch_layers: int = field(
+        default=0,
+        metadata={
+            "help": "Give the spoken-command head layers of its own: copies of the encoder's last N layers, which "
+            "start as those layers and which only the command head reads (train them with --trainable_parameters "
+            "command_branch command_classifier: every other head stays exactly as it was)."
+        },
+    )
     paragraph_head: bool = field(
         default=False,
         metadata={
@@ -183,6 +191,8 @@ class ModelArguments:
         for task in self.requested_heads().values():
             fields[task.config_field] = list(task.labels)
             fields[task.loss_weight_field] = getattr(self, task.loss_weight_field)
+        if self.command_branch_layers:
+            fields["command_branch_layers"] = self.command_branch_layers
         return fields
 
 

@@ -36,6 +36,11 @@ def build_model(
             setattr(config, task.config_field, list(task.labels))
         if model_args.disfluency_head:
             config.head_dependency = model_args.head_dependency
+        if model_args.command_branch_layers:
+            if config.model_type != JointTokenClassificationConfig.model_type or getattr(config, "command_labels", None) is None:
+                raise ValueError("--command_branch_layers needs a joint transformer with a spoken-command head (--command_head)")
+            # A checkpoint without the branch gets it as copies of its encoder's top layers.
+            config.command_branch_layers = model_args.command_branch_layers
         model = AutoModelForJointTokenClassification.from_pretrained(path, config=config, trust_remote_code=False)
         family = model_args.model_family
         if family is not None and FAMILIES[family].model_type != model.config.model_type:

@@ -8,6 +8,7 @@ from transformers import AutoConfig, PreTrainedConfig
 from transformers.configuration_utils import SubConfigSpec
 
 from ...labels import DEFAULT_CASE_LABELS, DEFAULT_PUNCT_LABELS
+from ...tasks import COMMAND
 from ..common.configuration import JointLabelsMixin
 
 CASE_CONDITIONING_CHOICES = ("punct_probs", "none")
@@ -62,6 +63,11 @@ class JointTokenClassificationConfig(JointLabelsMixin, PreTrainedConfig):
         case_loss_weight (`float`, defaults to 1.0):
             Weight of the casing cross-entropy in the loss (0 with `punct_loss_weight=0` trains a
             disfluency-only model).
+        command_branch_layers (`int`, defaults to 0):
+            The spoken-command head's own top layers: a copy of the encoder's last
+            `command_branch_layers` layers, fed what the first of them is fed, whose output only the
+            command head reads, so that the command task can train layers without changing what
+            every other head reads. 0: the command head reads the shared encoder, like the others.
         preferred_cpu_runtime (`str`, *optional*):
             What the checkpoint runs best as on a CPU without AMX or avx512_bf16, where that was measured:
             `"onnxruntime-int8"`, its int8 ONNX Runtime graph with per-token activation scales (built once
@@ -97,6 +103,7 @@ class JointTokenClassificationConfig(JointLabelsMixin, PreTrainedConfig):
     head_dependency: str = "none"
     disfluency_loss_weight: float | int = 1.0
     case_loss_weight: float | int = 1.0
+    command_branch_layers: int = 0
     preferred_cpu_runtime: str | None = None
 
     def __post_init__(self, **kwargs):
@@ -115,6 +122,14 @@ class JointTokenClassificationConfig(JointLabelsMixin, PreTrainedConfig):
             if self.num_encoder_layers < 1:
                 raise ValueError(f"num_encoder_layers must be ≥ 1, got {self.num_encoder_layers}")
             self.encoder.num_hidden_layers = self.num_encoder_layers
+        if self.command_branch_layers:
+            if not 0 < self.command_branch_layers <= self.encoder.num_hidden_layers:
+                raise ValueError(
+                    f"command_branch_layers must be between 0 and the encoder's {self.encoder.num_hidden_layers} layers, "
+                    f"got {self.command_branch_layers}"
+                )
+            if getattr(self, COMMAND.config_field, None) is None:
+                raise ValueError("command_branch_layers needs the spoken-command head (command_labels)")
         if self.mixed_case_lexicon is None:
             self.mixed_case_lexicon = {}
 

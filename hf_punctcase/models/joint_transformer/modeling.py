@@ -10,19 +10,25 @@ other (``head_dependency``): "punct_to_disfl" refines d by attending over the tr
 probabilities, k_i = tanh(W_k p̂_i + b_k), f_j = Σ_i softmax_i(k_iᵀ d_j) k_i, d'_j = W_o [f_j ; d_j] + b_o;
 "disfl_to_punct" is the mirror. loss += β · CE(d).
 
+With ``command_branch_layers`` = n, the spoken-command head reads a branch of its own: copies of the
+encoder's last n layers, fed what the first of them is fed, so that the command task trains layers
+while every other head reads the shared encoder unchanged.
+
 Only the first subword of each word carries labels; the others are -100 and ignored.
 """
 
 from __future__ import annotations
 
+import copy
 import inspect
 import os
+from contextlib import contextmanager
 
 import torch
 from torch import nn
 from transformers import AutoConfig, AutoModel, PreTrainedModel
 
-from ...tasks import CASING, DISFLUENCY, PUNCTUATION, head_tasks
+from ...tasks import CASING, COMMAND, DISFLUENCY, PUNCTUATION, head_tasks
 from ..common.modeling import JointTokenClassifierOutput, SavesRemoteCode, joint_loss, joint_output, task_labels_from
 from .configuration import JointTokenClassificationConfig
 
@@ -72,11 +78,17 @@ class JointTokenClassificationPreTrainedModel(SavesRemoteCode, PreTrainedModel):
         """transformers' loading; weights a checkpoint stores as int8 (``hf-punctcase quantize``) are turned
         back into plain parameters of the dtype the model is loaded in, so that it computes as a float
         model. A ``quantization_config`` the caller passes is kept (that is how int8 storage is written)."""
-        loaded = super().from_pretrained(*args, **kwargs)
-        model = loaded[0] if isinstance(loaded, tuple) else loaded  # output_loading_info=True
+        wants_info = kwargs.pop("output_loading_info", False)
+        model, info = super().from_pretrained(*args, output_loading_info=True, **kwargs)
         if kwargs.get("quantization_config") is None:
             dequantize_stored_weights(model)
-        return loaded
+        branch = getattr(model, "command_branch", None)
+        if branch is not None and any(key.startswith("command_branch.") for key in info["missing_keys"]):
+            # A checkpoint without the branch: it starts as the encoder's own top layers.
+            for copy_, layer in zip(branch, encoder_layers(model.encoder)[-len(branch):]):
+                copy_.load_state_dict(layer.state_dict())
+            info["missing_keys"] = type(info["missing_keys"])(k for k in info["missing_keys"] if not k.startswith("command_branch."))
+        return (model, info) if wants_info else model
 
     def _init_weights(self, module: nn.Module) -> None:
         if isinstance(module, nn.Linear) and not getattr(module, "_is_hf_initialized", False):
@@ -106,6 +118,10 @@ class JointTokenClassificationModel(JointTokenClassificationPreTrainedModel):
         self.head_tasks = head_tasks(config)
         for task in self.head_tasks:
             self.add_module(task.classifier, nn.Linear(hidden, len(task.labels_in(config))))
+        self.command_branch = None
+        if getattr(config, "command_branch_layers", 0):
+            layers = encoder_layers(self.encoder)[-config.command_branch_layers :]
+            self.command_branch = nn.ModuleList(copy.deepcopy(layer) for layer in layers)
         self.head_attention = None
         if config.head_dependency == "punct_to_disfl":
             self.head_attention = HeadAttention(num_punct, len(config.disfluency_labels))
@@ -132,6 +148,10 @@ class JointTokenClassificationModel(JointTokenClassificationPreTrainedModel):
         model = cls(config)
         # Loading with a smaller num_hidden_layers keeps exactly the first k pretrained layers.
         model.encoder = _encoder_from_pretrained(encoder_name_or_path, encoder_config)
+        if model.command_branch is not None:
+            model.command_branch = nn.ModuleList(
+                copy.deepcopy(layer) for layer in encoder_layers(model.encoder)[-config.command_branch_layers :]
+            )
         return model
 
     def get_input_embeddings(self) -> nn.Module:
@@ -174,18 +194,20 @@ class JointTokenClassificationModel(JointTokenClassificationPreTrainedModel):
         encoder_kwargs = {}
         if token_type_ids is not None and "token_type_ids" in inspect.signature(self.encoder.forward).parameters:
             encoder_kwargs["token_type_ids"] = token_type_ids
-        encoded = self.encoder(
-            input_ids=input_ids,
-            attention_mask=attention_mask,
-            output_hidden_states=output_hidden_states,
-            output_attentions=output_attentions,
-            return_dict=True,
-            **encoder_kwargs,
-        )
+        with self._branch_input() as branch_input:
+            encoded = self.encoder(
+                input_ids=input_ids,
+                attention_mask=attention_mask,
+                output_hidden_states=output_hidden_states,
+                output_attentions=output_attentions,
+                return_dict=True,
+                **encoder_kwargs,
+            )
         hidden = self.dropout(encoded.last_hidden_state)
         logits = {PUNCTUATION.name: self.punct_classifier(hidden)}
         for task in self.head_tasks:
-            logits[task.name] = self.get_submodule(task.classifier)(hidden)
+            reads = self.dropout(self._run_branch(*branch_input)) if task is COMMAND and branch_input else hidden
+            logits[task.name] = self.get_submodule(task.classifier)(reads)
         punct, disfl = PUNCTUATION.name, DISFLUENCY.name
         if self.config.head_dependency == "punct_to_disfl":
             logits[disfl] = self.head_attention(logits[punct].softmax(dim=-1), logits[disfl], attention_mask)
@@ -199,6 +221,41 @@ class JointTokenClassificationModel(JointTokenClassificationPreTrainedModel):
         logits = {punct: logits[punct], CASING.name: self.case_classifier(case_input), **logits}
         output = joint_output(joint_loss(self.config, logits, labels), logits, encoded.hidden_states, encoded.attentions)
         return output if return_dict else output.to_tuple()
+
+
+    @contextmanager
+    def _branch_input(self):
+        """While the encoder runs, what its layer at the branch's start is called with: a list that
+        holds ``(args, kwargs)`` afterwards (empty without a command branch)."""
+        captured: list = []
+        if self.command_branch is None:
+            yield captured
+            return
+        start = encoder_layers(self.encoder)[-len(self.command_branch)]
+        handle = start.register_forward_pre_hook(lambda _, args, kwargs: captured.extend((args, kwargs)), with_kwargs=True)
+        try:
+            yield captured
+        finally:
+            handle.remove()
+
+    def _run_branch(self, args: tuple, kwargs: dict) -> torch.Tensor:
+        """The command branch's output for the input its first layer's twin in the encoder was given."""
+        hidden, rest = args[0], args[1:]
+        if "output_attentions" in kwargs:
+            kwargs = {**kwargs, "output_attentions": False}  # the branch's attentions are not returned
+        for layer in self.command_branch:
+            output = layer(hidden, *rest, **kwargs)
+            hidden = output[0] if isinstance(output, tuple) else output
+        return hidden
+
+
+def encoder_layers(encoder: nn.Module) -> nn.ModuleList:
+    """The encoder's stack of transformer layers (``encoder.layer`` in BERT, RoBERTa, MPNet, DeBERTa
+    and the like)."""
+    stack = getattr(getattr(encoder, "encoder", None), "layer", None)
+    if not isinstance(stack, nn.ModuleList):
+        raise ValueError(f"{type(encoder).__name__} has no encoder.layer stack for a command branch to copy")
+    return stack
 
 
 def dequantize_stored_weights(model: PreTrainedModel) -> PreTrainedModel:
@@ -272,6 +329,7 @@ def _encoder_from_pretrained(path: str | os.PathLike, config) -> PreTrainedModel
 
 __all__ = [
     "HeadAttention",
+    "encoder_layers",
     "JointTokenClassificationModel",
     "JointTokenClassificationPreTrainedModel",
     "JointTokenClassifierOutput",

@@ -1,0 +1,117 @@
+"""The spoken-command head's own top layers (``command_branch_layers``): they start as the encoder's,
+only the command head reads them, training them leaves every other head's output as it was, and they
+are saved, loaded, stored as int8 and exported like the encoder's layers."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from conftest import tiny_config
+from transformers import AutoTokenizer
+
+import hf_punctcase
+from hf_punctcase.export.onnx import export_onnx
+from hf_punctcase.labels import COMMAND_LABELS
+from hf_punctcase.models.joint_transformer.modeling import encoder_layers
+from hf_punctcase.quantization import stored_int8_modules
+from hf_punctcase.training.model import freeze_except
+
+TEXTS = ["the patient had chest pain period does it hurt", "hello there"]
+
+
+@pytest.fixture(scope="module")
+def command_model_dir(tiny_tokenizer, tmp_path_factory) -> str:
+    """A tiny checkpoint with a command head and no branch."""
+    torch.manual_seed(0)
+    model = hf_punctcase.JointTokenClassificationModel(tiny_config(command_labels=list(COMMAND_LABELS))).eval()
+    folder = tmp_path_factory.mktemp("command_model")
+    model.save_pretrained(folder)
+    tiny_tokenizer.save_pretrained(folder)
+    return str(folder)
+
+
+def with_branch(folder: str, layers: int = 1):
+    config = json.loads((Path(folder) / "config.json").read_text())
+    config = hf_punctcase.JointTokenClassificationConfig.from_dict({**config, "command_branch_layers": layers})
+    return hf_punctcase.AutoModelForJointTokenClassification.from_pretrained(folder, config=config).eval()
+
+
+def logits_of(model, tokenizer) -> dict[str, torch.Tensor]:
+    batch = tokenizer(TEXTS, return_tensors="pt", padding=True)
+    with torch.no_grad():
+        output = model(**batch)
+    return {name: value for name, value in output.items() if name.endswith("_logits")}
+
+
+def test_a_branch_starts_as_the_encoders_top_layers_and_changes_nothing(command_model_dir, tiny_tokenizer):
+    plain = hf_punctcase.AutoModelForJointTokenClassification.from_pretrained(command_model_dir).eval()
+    branched = with_branch(command_model_dir)
+    top = encoder_layers(branched.encoder)[-1].state_dict()
+    assert all(torch.equal(value, top[name]) for name, value in branched.command_branch[0].state_dict().items())
+    before, after = logits_of(plain, tiny_tokenizer), logits_of(branched, tiny_tokenizer)
+    assert before.keys() == after.keys() and "command_logits" in after
+    assert all(torch.allclose(before[name], after[name], atol=1e-6) for name in before)
+
+
+def test_training_the_branch_moves_the_command_head_alone_and_it_is_saved(command_model_dir, tiny_tokenizer, tmp_path):
+    model = with_branch(command_model_dir, layers=2)
+    before = logits_of(model, tiny_tokenizer)
+    freeze_except(model, ["command_branch", "command_classifier"])
+    model.train()
+    optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-2)
+    batch = tiny_tokenizer(TEXTS, return_tensors="pt", padding=True)
+    labels = torch.full(batch["input_ids"].shape, -100)
+    labels[:, 1:4] = COMMAND_LABELS.index("PERIOD")
+    for _ in range(5):
+        loss = model(**batch, command_labels=labels).loss
+        loss.backward()
+        optimizer.step()
+        optimizer.zero_grad()
+    model.eval()
+    after = logits_of(model, tiny_tokenizer)
+    assert not torch.allclose(before["command_logits"], after["command_logits"])
+    assert all(torch.equal(before[name], after[name]) for name in before if name != "command_logits")
+    model.save_pretrained(tmp_path / "trained")
+    tiny_tokenizer.save_pretrained(tmp_path / "trained")
+    loaded = hf_punctcase.AutoModelForJointTokenClassification.from_pretrained(tmp_path / "trained").eval()
+    assert loaded.config.command_branch_layers == 2 and len(loaded.command_branch) == 2
+    reloaded = logits_of(loaded, tiny_tokenizer)
+    assert all(torch.allclose(after[name], reloaded[name], atol=1e-6) for name in after)
+
+
+def test_the_branch_is_stored_as_int8_like_the_encoder(command_model_dir):
+    names = stored_int8_modules(with_branch(command_model_dir))
+    assert any(name.startswith("command_branch.0.") for name in names)
+    assert not any("classifier" in name for name in names)
+
+
+def test_a_branch_exports_to_onnx_with_the_torch_labels(command_model_dir, tmp_path):
+    model = with_branch(command_model_dir)
+    with torch.no_grad():
+        for parameter in model.command_branch.parameters():
+            parameter.add_(0.05 * torch.randn_like(parameter))
+    model.save_pretrained(tmp_path / "branched")
+    AutoTokenizer.from_pretrained(command_model_dir).save_pretrained(tmp_path / "branched")
+    export = export_onnx(tmp_path / "branched", tmp_path / "onnx")
+    assert export.parity["punct_agreement"] == 1.0 and export.parity["max_probability_difference"] < 1e-4
+    torch_pipe = hf_punctcase.load_pipeline(str(tmp_path / "branched"), dtype=torch.float32)
+    onnx_pipe = hf_punctcase.load_pipeline(str(tmp_path / "onnx"))
+    a = torch_pipe(TEXTS[0], return_probabilities=True)["probabilities"]["command"]
+    b = onnx_pipe(TEXTS[0], return_probabilities=True)["probabilities"]["command"]
+    assert np.abs(np.asarray(a) - np.asarray(b)).max() < 1e-4
+
+
+@pytest.mark.parametrize(
+    "fields, message",
+    [
+        ({"command_labels": list(COMMAND_LABELS), "command_branch_layers": 3}, "between 0 and the encoder's 2 layers"),
+        ({"command_branch_layers": 1}, "needs the spoken-command head"),
+    ],
+)
+def test_a_branch_the_config_cannot_have_is_one_error(fields, message):
+    with pytest.raises(ValueError, match=message):
+        tiny_config(**fields)
