@@ -116,8 +116,9 @@ def add_heads(checkpoint: Path, target: Path, thresholds: dict[str, float]) -> l
     repository holding the model stores them once), the heads' weights go into the second (replacing
     the heads an earlier call put there), and the config gets their labels and ``thresholds`` (config
     field → value). The checkpoint must have trained those heads alone: every other weight must equal the
-    checkpoint's exactly, as loaded (int8 weights dequantized). The target is replaced only once
-    complete. Returns the shipped heads' task names."""
+    checkpoint's exactly, as loaded (int8 weights dequantized). A command head's own layers
+    (``command_branch_layers``) ship with it, stored as int8 as the encoder is. The target is replaced
+    only once complete. Returns the shipped heads' task names."""
     from safetensors import safe_open
 
     from hf_punctcase.formats.torch import weight_files
@@ -129,7 +130,8 @@ def add_heads(checkpoint: Path, target: Path, thresholds: dict[str, float]) -> l
     elif files == [target / SHIPPED_SHARD, target / HEADS_SHARD]:
         base_file = target / SHIPPED_SHARD
         with safe_open(str(target / HEADS_SHARD), "pt") as handle:
-            added_before = set(handle.keys())
+            # An int8-stored weight is saved as its _weight_qdata, _weight_scale, ... tensors.
+            added_before = {key.rpartition("._weight_")[0] + ".weight" if "._weight_" in key else key for key in handle.keys()}
     else:
         raise SystemExit(f"{target} is neither one model.safetensors nor {SHIPPED_SHARD} and {HEADS_SHARD}")
     loaded = hf_punctcase.JointTokenClassificationModel.from_pretrained(target, dtype=torch.float32).state_dict()
@@ -149,7 +151,8 @@ def add_heads(checkpoint: Path, target: Path, thresholds: dict[str, float]) -> l
     config = json.loads((checkpoint / "config.json").read_text())
     new_tasks = [task for task in head_tasks(config) if task.classifier + ".weight" not in shipped]
     added = {name: value for name, value in trained.items() if name not in shipped}
-    strays = sorted(name for name in added if not name.startswith(tuple(task.classifier + "." for task in new_tasks)))
+    own_layers = ("command_branch.",) if COMMAND in new_tasks and config.get("command_branch_layers") else ()
+    strays = sorted(name for name in added if not name.startswith((*own_layers, *(task.classifier + "." for task in new_tasks))))
     missing = [task.classifier for task in new_tasks if task.classifier + ".weight" not in added]
     if not new_tasks or strays or missing:
         raise SystemExit(
@@ -158,12 +161,18 @@ def add_heads(checkpoint: Path, target: Path, thresholds: dict[str, float]) -> l
             else f"{checkpoint} lacks the weights of its heads {', '.join(missing)}"
         )
     shipped_config = json.loads((target / "config.json").read_text())
+    metadata = {"format": "pt"}
+    if own_layers:
+        added, metadata, shipped_config["quantization_config"] = _stored_as_int8(checkpoint, added)
+        shipped_config["command_branch_layers"] = config["command_branch_layers"]
+    else:
+        shipped_config.pop("command_branch_layers", None)
     with atomic_directory(target, overwrite=True) as staging:
         for file in target.iterdir():
             if file.is_file() and file.name not in ("model.safetensors", SHIPPED_SHARD, HEADS_SHARD, "model.safetensors.index.json"):
                 shutil.copyfile(file, staging / file.name)
         shutil.copyfile(base_file, staging / SHIPPED_SHARD)
-        save_file({name: value.contiguous() for name, value in sorted(added.items())}, staging / HEADS_SHARD, metadata={"format": "pt"})
+        save_file({name: value.contiguous() for name, value in sorted(added.items())}, staging / HEADS_SHARD, metadata=metadata)
         with safe_open(str(staging / SHIPPED_SHARD), "pt") as handle:
             weight_map = {name: SHIPPED_SHARD for name in handle.keys()}
         weight_map.update({name: HEADS_SHARD for name in added})
@@ -178,6 +187,40 @@ def add_heads(checkpoint: Path, target: Path, thresholds: dict[str, float]) -> l
             task.threshold_in(shipped_config)  # one between 0 and 1
         (staging / "config.json").write_text(json.dumps(shipped_config, indent=2, sort_keys=True) + "\n")
     return [task.name for task in new_tasks]
+
+
+def _stored_as_int8(checkpoint: Path, added: dict[str, torch.Tensor]) -> tuple[dict[str, torch.Tensor], dict[str, str], dict]:
+    """The weights ``added`` as int8 storage writes them (taken from the checkpoint stored int8: a weight
+    stored as int8 becomes its ``_weight_qdata``, ``_weight_scale`` and ``_weight_zero_point`` tensors),
+    the safetensors metadata that says how to read them, and the ``quantization_config`` that covers them
+    and every weight the embedded model stores as int8."""
+    import tempfile
+
+    from safetensors import safe_open
+
+    stored, metadata = {}, {"format": "pt"}
+    with tempfile.TemporaryDirectory() as scratch:
+        save_quantized(checkpoint, Path(scratch))
+        for file in sorted(Path(scratch).glob("*.safetensors")):
+            with safe_open(str(file), "pt") as handle:
+                described = handle.metadata() or {}
+                for key in handle.keys():
+                    module, _, field = key.rpartition(".")
+                    weight = f"{module}.weight" if field.startswith("_weight_") else key
+                    if weight in added:
+                        stored[key] = handle.get_tensor(key)
+                        if weight in described:
+                            metadata[weight] = described[weight]
+                # transformers merges the shards' metadata, a later shard's keys winning: the list of
+                # every tensor of the model goes into the heads' shard whole.
+                if "tensor_names" in described:
+                    metadata["tensor_names"] = described["tensor_names"]
+        quantization_config = json.loads((Path(scratch) / "config.json").read_text())["quantization_config"]
+    covered = {key if not key.rpartition(".")[2].startswith("_weight_") else key.rpartition(".")[0] + ".weight" for key in stored}
+    missing = sorted(set(added) - covered)
+    if missing:
+        raise SystemExit(f"int8 storage of {checkpoint} lacks {', '.join(missing[:3])}")
+    return stored, metadata, quantization_config
 
 
 def parity_texts(root: Path) -> list[str]:

@@ -105,6 +105,28 @@ def test_a_branch_exports_to_onnx_with_the_torch_labels(command_model_dir, tmp_p
     assert np.abs(np.asarray(a) - np.asarray(b)).max() < 1e-4
 
 
+def test_the_cached_int8_graph_quantizes_the_branch_as_it_does_the_encoders_layers(command_model_dir, tmp_path):
+    """The per-token int8 graph (the default's on CPUs without bf16 instructions) rewrites a branch's
+    attention and intermediate products like the encoder's, and keeps its feed-forward output in fp32."""
+    import onnx
+
+    from hf_punctcase.export.cache import keeps_float
+
+    model = with_branch(command_model_dir)
+    with torch.no_grad():  # trained away from the encoder's layer (an exact copy would share its weights)
+        for parameter in model.command_branch.parameters():
+            parameter.add_(0.05 * torch.randn_like(parameter))
+    model.save_pretrained(tmp_path / "branched")
+    AutoTokenizer.from_pretrained(command_model_dir).save_pretrained(tmp_path / "branched")
+    export_onnx(tmp_path / "branched", tmp_path / "int8", int8="per_token", keep_float=keeps_float)
+    float_products = [
+        node.name for node in onnx.load(str(tmp_path / "int8" / "model.onnx")).graph.node
+        if node.op_type == "MatMul" and "command_branch" in node.name
+    ]
+    assert any("/output/dense/" in name for name in float_products)
+    assert not [name for name in float_products if any(part in name for part in ("/query/", "/key/", "/value/", "/intermediate/"))]
+
+
 @pytest.mark.parametrize(
     "fields, message",
     [

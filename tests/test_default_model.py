@@ -4,6 +4,7 @@ import json
 from pathlib import Path
 
 import pytest
+import numpy as np
 import torch
 from safetensors import safe_open
 from transformers import pipeline
@@ -134,23 +135,31 @@ def _export_recipe():
     return recipe
 
 
-def _heads_checkpoint(shipped: Path, folder: Path, change_encoder: bool = False, train_heads: bool = False) -> Path:
+def _heads_checkpoint(
+    shipped: Path, folder: Path, change_encoder: bool = False, train_heads: bool = False, branch: bool = False
+) -> Path:
     """A checkpoint as a heads run on the frozen shipped model saves it: the shipped weights as loaded,
-    plus a command and a paragraph head."""
+    plus a command and a paragraph head (and, with ``branch``, the command head's own top layer, trained
+    away from the encoder's)."""
     from hf_punctcase.labels import COMMAND_LABELS, PARAGRAPH_LABELS
 
     torch.manual_seed(1)
     config = hf_punctcase.JointTokenClassificationConfig.from_pretrained(shipped)
     config.command_labels, config.paragraph_labels = list(COMMAND_LABELS), list(PARAGRAPH_LABELS)
+    config.command_branch_layers = 1 if branch else 0
     model = hf_punctcase.JointTokenClassificationModel.from_pretrained(shipped, config=config, dtype=torch.float32)
     state = {name: (value.dequantize() if hasattr(value, "dequantize") else value).float() for name, value in model.state_dict().items()}
     if change_encoder:
         state["encoder.encoder.layer.1.output.dense.bias"] += 0.01
     if train_heads:  # as a further run on the heads the folder ships would
         state["command_classifier.bias"] += torch.linspace(-1.0, 1.0, len(COMMAND_LABELS))
+    for name in [name for name in state if name.startswith("command_branch.")]:
+        state[name] = state[name] + 0.05 * torch.randn_like(state[name])
     config = json.loads((shipped / "config.json").read_text())
     config.pop("quantization_config")
     config.update(command_labels=list(COMMAND_LABELS), paragraph_labels=list(PARAGRAPH_LABELS))
+    if branch:
+        config["command_branch_layers"] = 1
     folder.mkdir()
     (folder / "config.json").write_text(json.dumps(config))
     from safetensors.torch import save_file
@@ -192,6 +201,37 @@ def test_the_export_recipe_adds_heads_beside_the_shipped_weights_byte_for_byte(t
     assert json.loads((shipped / "config.json").read_text())["paragraph_threshold"] == 0.3
     again = hf_punctcase.load_pipeline(str(shipped), dtype=torch.float32)(text)
     assert [e["command_score"] for e in again["words"]] != [e["command_score"] for e in result["words"]]
+
+
+def test_the_export_recipe_ships_a_command_heads_own_layers_stored_as_int8(tiny_model_dir, tmp_path):
+    """A command head with its own top layer: the layer goes into the second shard as int8 (its
+    ``_weight_qdata`` and scales), the first shard stays byte for byte, and the model restores as the
+    checkpoint does, within int8 storage's rounding of the new layer."""
+    from safetensors import safe_open
+
+    from hf_punctcase.quantization import quantize_checkpoint
+
+    recipe = _export_recipe()
+    shipped = tmp_path / "shipped"
+    recipe.export_default(quantize_checkpoint(tiny_model_dir, tmp_path / "stored"), shipped, "int8")
+    weights = (shipped / "model.safetensors").read_bytes()
+    checkpoint = _heads_checkpoint(shipped, tmp_path / "heads", branch=True)
+    assert recipe.add_heads(checkpoint, shipped, {}) == ["command", "paragraph"]
+    assert (shipped / recipe.SHIPPED_SHARD).read_bytes() == weights
+    with safe_open(str(shipped / recipe.HEADS_SHARD), "pt") as handle:
+        keys = set(handle.keys())
+    assert "command_branch.0.output.dense._weight_qdata" in keys and "command_branch.0.output.dense.weight" not in keys
+    assert json.loads((shipped / "config.json").read_text())["command_branch_layers"] == 1
+    text = "so what are the risks period new paragraph i am not technical"
+    expected = hf_punctcase.load_pipeline(str(checkpoint), dtype=torch.float32)(text, return_probabilities=True)
+    result = hf_punctcase.load_pipeline(str(shipped), dtype=torch.float32)(text, return_probabilities=True)
+    difference = np.abs(np.asarray(expected["probabilities"]["command"]) - np.asarray(result["probabilities"]["command"]))
+    assert 0 < difference.max() < 0.05  # the branch computes with its int8-stored weights
+    for task in set(expected["probabilities"]) - {"command"}:
+        assert np.array_equal(expected["probabilities"][task], result["probabilities"][task]), task
+    # Shipped again (a later checkpoint of the same run), the heads and the branch are replaced.
+    assert recipe.add_heads(_heads_checkpoint(shipped, tmp_path / "again", branch=True, train_heads=True), shipped, {})
+    assert (shipped / recipe.SHIPPED_SHARD).read_bytes() == weights
 
 
 def test_the_export_recipe_refuses_to_add_heads_from_a_checkpoint_that_trained_more(tiny_model_dir, tmp_path):

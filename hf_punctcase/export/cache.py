@@ -46,9 +46,10 @@ _SPARE_BYTES = 64 << 20
 
 
 def keeps_float(node_name: str) -> bool:
-    """MatMuls the cached graph keeps in fp32: everything outside the encoder's layers (the heads) and
-    each layer's feed-forward output projection."""
-    return "/encoder/" not in node_name or "/output/dense/" in node_name
+    """MatMuls the cached graph keeps in fp32: everything outside the encoder's layers and a command
+    head's own layers (the heads), and each layer's feed-forward output projection."""
+    in_layers = "/encoder/" in node_name or "/command_branch" in node_name
+    return not in_layers or "/output/dense/" in node_name
 
 
 def cache_dir() -> Path:
