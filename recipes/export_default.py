@@ -359,7 +359,7 @@ def main() -> None:
         card.evaluation_notes = [
             f"The shipped {card.weights_dtype} weights through the pipeline's defaults{ran}, at batch size "
             f"{args.batch_size}; words/s on the hardware the export ran on. The defaults are the OpenVINO graph in bf16 "
-            "on x86 CPUs with AMX or avx512_bf16 and the int8 ONNX Runtime graph on the others "
+            "on x86 CPUs with bf16 matrix instructions and the int8 ONNX Runtime graph on the others "
             "(`hf_punctcase.plan_execution()`)."
         ]
     if args.recipe_command:
