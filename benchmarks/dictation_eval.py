@@ -101,8 +101,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--show-errors", action="store_true")
     parser.add_argument("--remove-disfluencies", action="store_true", help="restore with remove_disfluencies=True too")
     parser.add_argument("--json", type=Path, help="also write the scores here")
+    parser.add_argument(
+        "--runtime", default="auto", choices=["auto", "torch", "onnxruntime", "openvino"],
+        help="what runs the model (auto: as pipeline('punct-case') plans it on this machine)",
+    )
     args = parser.parse_args(argv)
-    pipe = hf_punctcase.load_pipeline(args.model)
+    pipe = hf_punctcase.load_pipeline(args.model, runtime=None if args.runtime == "auto" else args.runtime)
     options = {"remove_disfluencies": True} if args.remove_disfluencies else {}
     scores = {
         "model": args.model, "set": str(args.set), **options,

@@ -30,7 +30,8 @@ SAMPLE = [
 def test_default_files_are_shipped():
     """all-mpnet-base-v2 cut to 6 layers (66M parameters), its encoder's weights stored as int8 per row:
     at most 90 MB on disk; it loads as a float model. The spoken-command and paragraph heads, trained on
-    the frozen model, are a second weight shard beside the first."""
+    the frozen model, are a second weight shard beside the first, with the command head's own top layer
+    stored as int8 as the encoder's layers are."""
     from hf_punctcase.quantization import weights_size
 
     path = hf_punctcase.default_model_path()
@@ -43,8 +44,12 @@ def test_default_files_are_shipped():
     assert first["encoder.embeddings.word_embeddings._weight_qdata"] == "I8"
     assert first["encoder.encoder.layer.5.intermediate.dense._weight_qdata"] == "I8"
     assert first["punct_classifier.weight"] == first["case_classifier.weight"] == first["disfl_classifier.weight"] == "F32"
-    assert set(heads) == {f"{head}_classifier.{part}" for head in ("command", "paragraph") for part in ("weight", "bias")}
+    classifiers = {f"{head}_classifier.{part}" for head in ("command", "paragraph") for part in ("weight", "bias")}
+    assert classifiers <= set(heads) and all(heads[name] == "F32" for name in classifiers)
+    assert {name.split(".")[0] for name in set(heads) - classifiers} == {"command_branch"}
+    assert heads["command_branch.0.intermediate.dense._weight_qdata"] == "I8"
     config = json.loads((hf_punctcase.DEFAULT_MODEL_DIR / "config.json").read_text())
+    assert config["command_branch_layers"] == 1
     assert config["command_labels"][0] == "WORD" and config["paragraph_labels"] == ["INSIDE", "END"]
     assert config["paragraph_threshold"] == 0.29 and config["disfluency_threshold"] == 0.9
     assert config["model_type"] == "joint_token_classification" and config["mixed_case_lexicon"]
@@ -52,7 +57,11 @@ def test_default_files_are_shipped():
     assert config["quantization_config"]["quant_method"] == "torchao"
     model = hf_punctcase.AutoModelForJointTokenClassification.from_pretrained(path)
     assert {weight.dtype for weight in model.parameters()} == {torch.float32}
-    assert 60e6 < sum(weight.numel() for weight in model.parameters()) < 70e6
+    shared = sum(weight.numel() for name, weight in model.named_parameters() if not name.startswith("command_branch."))
+    assert 60e6 < shared < 70e6
+    assert sum(weight.numel() for weight in model.command_branch.parameters()) == sum(
+        weight.numel() for weight in model.encoder.encoder.layer[-1].parameters()
+    )
 
 
 def test_pipeline_with_no_model_argument():
