@@ -130,8 +130,7 @@ def add_heads(checkpoint: Path, target: Path, thresholds: dict[str, float]) -> l
     elif files == [target / SHIPPED_SHARD, target / HEADS_SHARD]:
         base_file = target / SHIPPED_SHARD
         with safe_open(str(target / HEADS_SHARD), "pt") as handle:
-            # An int8-stored weight is saved as its _weight_qdata, _weight_scale, ... tensors.
-            added_before = {key.rpartition("._weight_")[0] + ".weight" if "._weight_" in key else key for key in handle.keys()}
+            added_before = {_weight_of(key) for key in handle.keys()}
     else:
         raise SystemExit(f"{target} is neither one model.safetensors nor {SHIPPED_SHARD} and {HEADS_SHARD}")
     loaded = hf_punctcase.JointTokenClassificationModel.from_pretrained(target, dtype=torch.float32).state_dict()
@@ -189,6 +188,13 @@ def add_heads(checkpoint: Path, target: Path, thresholds: dict[str, float]) -> l
     return [task.name for task in new_tasks]
 
 
+def _weight_of(key: str) -> str:
+    """The weight a saved tensor belongs to: int8 storage saves a weight as its ``_weight_qdata``,
+    ``_weight_scale`` and ``_weight_zero_point`` tensors."""
+    module, _, field = key.rpartition(".")
+    return f"{module}.weight" if field.startswith("_weight_") else key
+
+
 def _stored_as_int8(checkpoint: Path, added: dict[str, torch.Tensor]) -> tuple[dict[str, torch.Tensor], dict[str, str], dict]:
     """The weights ``added`` as int8 storage writes them (taken from the checkpoint stored int8: a weight
     stored as int8 becomes its ``_weight_qdata``, ``_weight_scale`` and ``_weight_zero_point`` tensors),
@@ -205,8 +211,7 @@ def _stored_as_int8(checkpoint: Path, added: dict[str, torch.Tensor]) -> tuple[d
             with safe_open(str(file), "pt") as handle:
                 described = handle.metadata() or {}
                 for key in handle.keys():
-                    module, _, field = key.rpartition(".")
-                    weight = f"{module}.weight" if field.startswith("_weight_") else key
+                    weight = _weight_of(key)
                     if weight in added:
                         stored[key] = handle.get_tensor(key)
                         if weight in described:
@@ -216,8 +221,7 @@ def _stored_as_int8(checkpoint: Path, added: dict[str, torch.Tensor]) -> tuple[d
                 if "tensor_names" in described:
                     metadata["tensor_names"] = described["tensor_names"]
         quantization_config = json.loads((Path(scratch) / "config.json").read_text())["quantization_config"]
-    covered = {key if not key.rpartition(".")[2].startswith("_weight_") else key.rpartition(".")[0] + ".weight" for key in stored}
-    missing = sorted(set(added) - covered)
+    missing = sorted(set(added) - {_weight_of(key) for key in stored})
     if missing:
         raise SystemExit(f"int8 storage of {checkpoint} lacks {', '.join(missing[:3])}")
     return stored, metadata, quantization_config

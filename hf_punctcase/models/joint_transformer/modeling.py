@@ -120,8 +120,7 @@ class JointTokenClassificationModel(JointTokenClassificationPreTrainedModel):
             self.add_module(task.classifier, nn.Linear(hidden, len(task.labels_in(config))))
         self.command_branch = None
         if getattr(config, "command_branch_layers", 0):
-            layers = encoder_layers(self.encoder)[-config.command_branch_layers :]
-            self.command_branch = nn.ModuleList(copy.deepcopy(layer) for layer in layers)
+            self.command_branch = top_layer_copies(self.encoder, config.command_branch_layers)
         self.head_attention = None
         if config.head_dependency == "punct_to_disfl":
             self.head_attention = HeadAttention(num_punct, len(config.disfluency_labels))
@@ -149,9 +148,7 @@ class JointTokenClassificationModel(JointTokenClassificationPreTrainedModel):
         # Loading with a smaller num_hidden_layers keeps exactly the first k pretrained layers.
         model.encoder = _encoder_from_pretrained(encoder_name_or_path, encoder_config)
         if model.command_branch is not None:
-            model.command_branch = nn.ModuleList(
-                copy.deepcopy(layer) for layer in encoder_layers(model.encoder)[-config.command_branch_layers :]
-            )
+            model.command_branch = top_layer_copies(model.encoder, config.command_branch_layers)
         return model
 
     def get_input_embeddings(self) -> nn.Module:
@@ -222,7 +219,6 @@ class JointTokenClassificationModel(JointTokenClassificationPreTrainedModel):
         output = joint_output(joint_loss(self.config, logits, labels), logits, encoded.hidden_states, encoded.attentions)
         return output if return_dict else output.to_tuple()
 
-
     @contextmanager
     def _branch_input(self):
         """While the encoder runs, what its layer at the branch's start is called with: a list that
@@ -256,6 +252,11 @@ def encoder_layers(encoder: nn.Module) -> nn.ModuleList:
     if not isinstance(stack, nn.ModuleList):
         raise ValueError(f"{type(encoder).__name__} has no encoder.layer stack for a command branch to copy")
     return stack
+
+
+def top_layer_copies(encoder: nn.Module, count: int) -> nn.ModuleList:
+    """Copies of the encoder's last ``count`` layers, with their weights."""
+    return nn.ModuleList(copy.deepcopy(layer) for layer in encoder_layers(encoder)[-count:])
 
 
 def dequantize_stored_weights(model: PreTrainedModel) -> PreTrainedModel:
@@ -330,6 +331,7 @@ def _encoder_from_pretrained(path: str | os.PathLike, config) -> PreTrainedModel
 __all__ = [
     "HeadAttention",
     "encoder_layers",
+    "top_layer_copies",
     "JointTokenClassificationModel",
     "JointTokenClassificationPreTrainedModel",
     "JointTokenClassifierOutput",
