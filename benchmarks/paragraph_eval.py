@@ -100,13 +100,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tune-talks", type=int, default=0, help="choose the threshold on this many further talks")
     parser.add_argument("--write-threshold", action="store_true", help="write the chosen threshold into the model's config.json")
     parser.add_argument("--json", type=Path)
+    parser.add_argument(
+        "--runtime", default="auto", choices=["auto", "torch", "onnxruntime", "openvino"],
+        help="what runs the model (auto: as pipeline('punct-case') plans it on this machine)",
+    )
     args = parser.parse_args(argv)
     if args.write_threshold and not args.tune_talks:
         parser.error("--write-threshold needs --tune-talks")
     scheme = LabelScheme()
     held_out = [reference(text, scheme) for _, text in held_out_talks(data_dir(args.data_dir), args.talks + args.tune_talks)]
     talks, tuning = held_out[: args.talks], held_out[args.talks :]
-    pipe = hf_punctcase.load_pipeline(args.model)
+    pipe = hf_punctcase.load_pipeline(args.model, runtime=None if args.runtime == "auto" else args.runtime)
     own = PARAGRAPH.threshold_in(pipe.model.config)
     model_pairs, restored = [], []
     for words, gold, _ in talks:
