@@ -27,6 +27,7 @@ import numpy as np
 import torch
 
 import hf_punctcase
+from hf_punctcase.execution import RUNTIMES
 from hf_punctcase.data import data_dir
 from hf_punctcase.evaluation import DEV_SETS, available
 from hf_punctcase.hardware import detect_hardware
@@ -78,7 +79,7 @@ def main() -> None:
     parser.add_argument("--model", nargs="+", default=["default"])
     parser.add_argument("--dtype", nargs="+", default=["auto"], help="auto: as pipeline('punct-case') plans it")
     parser.add_argument(
-        "--runtime", nargs="+", default=["auto"], choices=["auto", "torch", "onnxruntime", "openvino"],
+        "--runtime", nargs="+", default=["auto"], choices=("auto", *RUNTIMES),
         help="auto: as pipeline('punct-case') plans it",
     )
     parser.add_argument("--sets", nargs="+", default=None, help="dev sets whose name starts with one of these")
@@ -98,7 +99,7 @@ def main() -> None:
     figures = {"machine": detect_hardware().as_dict(), "runs": {}}
     for model in args.model:
         for runtime, dtype in [(r, d) for r in args.runtime for d in args.dtype if d == "auto" or r in ("auto", "torch")]:
-            load_options = {"dtype": None if dtype == "auto" else dtype, "runtime": None if runtime == "auto" else runtime}
+            load_options = {"dtype": None if dtype == "auto" else dtype, "runtime": runtime}
             pipe = hf_punctcase.load_pipeline(model, **load_options)
             plan = pipe.execution_plan
             print(f"\n{model}, runtime {runtime}, dtype {dtype}: {plan.describe()}")

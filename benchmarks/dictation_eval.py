@@ -23,6 +23,7 @@ from collections import Counter
 from pathlib import Path
 
 import hf_punctcase
+from hf_punctcase.execution import RUNTIMES
 from hf_punctcase.labels import SPOKEN_COMMANDS
 
 DEFAULT_SET = Path(__file__).parent / "data" / "dictation_dev.txt"
@@ -102,11 +103,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--remove-disfluencies", action="store_true", help="restore with remove_disfluencies=True too")
     parser.add_argument("--json", type=Path, help="also write the scores here")
     parser.add_argument(
-        "--runtime", default="auto", choices=["auto", "torch", "onnxruntime", "openvino"],
+        "--runtime", default="auto", choices=("auto", *RUNTIMES),
         help="what runs the model (auto: as pipeline('punct-case') plans it on this machine)",
     )
     args = parser.parse_args(argv)
-    pipe = hf_punctcase.load_pipeline(args.model, runtime=None if args.runtime == "auto" else args.runtime)
+    pipe = hf_punctcase.load_pipeline(args.model, runtime=args.runtime)
     options = {"remove_disfluencies": True} if args.remove_disfluencies else {}
     scores = {
         "model": args.model, "set": str(args.set), **options,

@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 
 import hf_punctcase
+from hf_punctcase.execution import RUNTIMES
 from hf_punctcase.atomic_files import atomic_write_text
 from hf_punctcase.data.sources import data_dir, read_ted_talks
 from hf_punctcase.data.splits import document_split
@@ -101,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--write-threshold", action="store_true", help="write the chosen threshold into the model's config.json")
     parser.add_argument("--json", type=Path)
     parser.add_argument(
-        "--runtime", default="auto", choices=["auto", "torch", "onnxruntime", "openvino"],
+        "--runtime", default="auto", choices=("auto", *RUNTIMES),
         help="what runs the model (auto: as pipeline('punct-case') plans it on this machine)",
     )
     args = parser.parse_args(argv)
@@ -110,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     scheme = LabelScheme()
     held_out = [reference(text, scheme) for _, text in held_out_talks(data_dir(args.data_dir), args.talks + args.tune_talks)]
     talks, tuning = held_out[: args.talks], held_out[args.talks :]
-    pipe = hf_punctcase.load_pipeline(args.model, runtime=None if args.runtime == "auto" else args.runtime)
+    pipe = hf_punctcase.load_pipeline(args.model, runtime=args.runtime)
     own = PARAGRAPH.threshold_in(pipe.model.config)
     model_pairs, restored = [], []
     for words, gold, _ in talks:

@@ -85,8 +85,7 @@ class JointTokenClassificationPreTrainedModel(SavesRemoteCode, PreTrainedModel):
         branch = getattr(model, "command_branch", None)
         if branch is not None and any(key.startswith("command_branch.") for key in info["missing_keys"]):
             # A checkpoint without the branch: it starts as the encoder's own top layers.
-            for copy_, layer in zip(branch, encoder_layers(model.encoder)[-len(branch):]):
-                copy_.load_state_dict(layer.state_dict())
+            model.command_branch = top_layer_copies(model.encoder, len(branch))
             info["missing_keys"] = type(info["missing_keys"])(k for k in info["missing_keys"] if not k.startswith("command_branch."))
         return (model, info) if wants_info else model
 
