@@ -11,6 +11,7 @@ asked for, all in one run.
     python benchmarks/speed.py --stock                          # + transformers' token-classification pipeline
     python benchmarks/speed.py --runtimes torch onnxruntime openvino   # the default through each runtime
     python benchmarks/speed.py --stock --interleave --repeats 5  # against the stock pipeline, in interleaved rounds
+    python benchmarks/speed.py --runtimes openvino onnxruntime --return-commands --interleave   # what the command head costs
 
 An ONNX export folder (the embedded ``on-device`` model, or ``hf-punctcase export-onnx`` output) runs
 through the pipeline's ONNX Runtime backend with ``--threads`` intra-op threads; its graph fixes its
@@ -125,6 +126,9 @@ def main() -> None:
                         help="also time each torch checkpoint through these runtimes (load_pipeline(runtime=...))")
     parser.add_argument("--stock", action="store_true",
                         help="also time transformers' token-classification pipeline on the first model's encoder architecture")
+    parser.add_argument("--return-commands", action="store_true",
+                        help="also time each restorer with return_commands=True: the spoken-command head run on every "
+                        "call, as spoken_punctuation=True runs it (calls without it leave the head and its own layers out)")
     args = parser.parse_args()
 
     torch.set_num_threads(args.threads)
@@ -170,6 +174,10 @@ def main() -> None:
             windows = {"window_words": args.window_words, "context_words": context}
             windows = {key: value for key, value in windows.items() if value is not None}
             restorers[f"{name} | context {context if context is not None else 'default'}"] = (restorer, windows, weights)
+            if args.return_commands and "token-classification" not in name:
+                restorers[f"{name} | context {context if context is not None else 'default'} | return_commands"] = (
+                    restorer, {**windows, "return_commands": True}, weights
+                )
     load_before = os.getloadavg()
     long_runs = {name: [] for name in restorers}  # (wall, CPU) seconds per run
     short_runs = {name: [] for name in restorers}

@@ -45,7 +45,7 @@ from .restoration import (
 )
 from .dictation import CommandStream
 from .paragraphs import ParagraphStream
-from .tasks import CASING, COMMAND, PARAGRAPH, option_runner
+from .tasks import CASING, COMMAND, PARAGRAPH, option_runner, tasks_to_run
 
 #: Default sizes for live captions: cores of 20 words with 10 words of context on each side. On TED
 #: dev this costs 0.1 point of punctuation F1 and 0.2 of casing F1 against the pipeline's 200/50
@@ -134,6 +134,7 @@ class StreamingRestorer:
         self.options = RestoreOptions(
             window_words=window_words, context_words=context_words, keep_punctuation=keep_punctuation,
             consistent_casing=consistent_casing, ends_sentence=ends_sentence, tasks=tasks,
+            return_commands=spoken_punctuation,
         )
         # A restore option the stream does not take would become the loaded pipeline's default and be
         # silently left unused here: the stream's windows do not vote, and it returns entries, not results.
@@ -173,6 +174,7 @@ class StreamingRestorer:
             self._paragraphs = ParagraphStream()
         # With consistent casing the mark after word i is decided with the casing of word i + 1.
         self._lookahead = 1 if self.options.consistent_casing and CASING.name in self.options.tasks else 0
+        self._tasks = tasks_to_run(self.pipe.model_tasks, self.options)
         self._reset()
 
     @property
@@ -275,6 +277,7 @@ class StreamingRestorer:
                 probs = pipe.backend(
                     torch.tensor([encoded.input_ids], dtype=torch.long, device=pipe.device),
                     torch.tensor([encoded.attention_mask], dtype=torch.long, device=pipe.device),
+                    tasks=self._tasks,
                 )
                 rows.append(window_rows({task: p[0] for task, p in probs.items()}, encoded).probs)
         for task in rows[0]:

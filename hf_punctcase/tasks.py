@@ -89,6 +89,11 @@ class Task:
             more than the threshold, and the null label otherwise (the likeliest of many labels may
             be the null one at 0.45 while the others together have 0.55).
         option: the way of restoring that the task makes possible, if any.
+        asked_by: the restore option (a switch of :class:`~hf_punctcase.restoration.RestoreOptions`)
+            without which a call does not run the head, its words then lacking the head's fields; None:
+            the head runs on every call. For a head that only its option uses and that may carry layers
+            of its own (the spoken-command head): calls that do not use it do not pay for it. The option
+            of :attr:`option` and ``return_probabilities`` switch it on too (:func:`tasks_to_run`).
         title: what the task is called in messages (``"disfluency"``: "a disfluency head"); default: ``name``.
         description: the task in a few words (CLI help, docs).
     """
@@ -104,6 +109,7 @@ class Task:
     positive_label: str | None = None
     threshold_field: str | None = None
     option: TaskOption | None = None
+    asked_by: str | None = None
     title: str = ""
     description: str = ""
 
@@ -251,7 +257,7 @@ COMMAND = register_task(
     Task(
         "command", COMMAND_LABELS, config_field="command_labels", word_column="command",
         output_field="command", score_field="command_score", loss_weight_field="command_loss_weight",
-        threshold_field="command_threshold", title="spoken command", description="punctuation and breaks the speaker dictates",
+        threshold_field="command_threshold", asked_by="return_commands", title="spoken command", description="punctuation and breaks the speaker dictates",
         option=TaskOption(
             "spoken_punctuation",
             help="carry out the punctuation the speaker dictates (\"period\", \"comma\", \"question mark\", \"colon\", "
@@ -305,6 +311,17 @@ def tasks_named(names: Iterable[str]) -> tuple[Task, ...]:
     """The registered tasks among ``names`` (a backend's outputs), in :data:`TASKS` order."""
     names = set(names)
     return tuple(task for task in TASKS.values() if task.name in names)
+
+
+def tasks_to_run(model_tasks: Iterable[Task], options: Any) -> tuple[str, ...]:
+    """The names of a model's tasks that a call with ``options`` (a
+    :class:`~hf_punctcase.restoration.RestoreOptions`) runs: every one but those whose
+    :attr:`Task.asked_by` option is off, unless the call returns every task's probabilities."""
+    return tuple(
+        task.name
+        for task in model_tasks
+        if task.asked_by is None or options.return_probabilities or getattr(options, task.asked_by)
+    )
 
 
 def task_options() -> tuple[TaskOption, ...]:
@@ -363,6 +380,7 @@ __all__ = [
     "register_task",
     "task_options",
     "tasks_named",
+    "tasks_to_run",
     "tasks_of",
     "unregister_task",
 ]

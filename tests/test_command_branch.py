@@ -137,3 +137,71 @@ def test_the_cached_int8_graph_quantizes_the_branch_as_it_does_the_encoders_laye
 def test_a_branch_the_config_cannot_have_is_one_error(fields, message):
     with pytest.raises(ValueError, match=message):
         tiny_config(**fields)
+
+
+def _branched_folder(command_model_dir, tiny_tokenizer, folder: Path, layers: int = 1) -> Path:
+    """A checkpoint whose branch differs from the encoder's top layer, so that its output shows."""
+    model = with_branch(command_model_dir, layers)
+    with torch.no_grad():
+        for parameter in model.command_branch.parameters():
+            parameter.add_(0.05 * torch.randn_like(parameter))
+    model.save_pretrained(folder)
+    tiny_tokenizer.save_pretrained(folder)
+    return folder
+
+
+def test_a_forward_without_the_command_task_leaves_the_branch_out(command_model_dir, tiny_tokenizer):
+    model = with_branch(command_model_dir, layers=2)
+    calls = []
+    model.command_branch[0].register_forward_hook(lambda *_: calls.append(1))
+    batch = tiny_tokenizer(TEXTS, return_tensors="pt", padding=True)
+    with torch.no_grad():
+        full = model(**batch)
+        assert len(calls) == 1
+        cut = model(**batch, tasks=("punct", "case"))
+    assert len(calls) == 1 and cut.get("command_logits") is None
+    assert torch.equal(full.punct_logits, cut.punct_logits) and torch.equal(full.case_logits, cut.case_logits)
+    with pytest.raises(ValueError, match="left out of tasks"):
+        model(**batch, tasks=("punct", "case"), command_labels=torch.zeros_like(batch["input_ids"]))
+
+
+@pytest.mark.parametrize("runtime", ["torch", "onnx", "openvino"])
+def test_the_command_head_runs_only_for_the_calls_that_use_it(command_model_dir, tiny_tokenizer, tmp_path, runtime):
+    """Every runtime gives the same other fields with and without the command head, leaves the head's
+    fields out of calls that do not ask for it, and (the graph runtimes) runs a graph without the
+    branch's nodes for them."""
+    folder = _branched_folder(command_model_dir, tiny_tokenizer, tmp_path / "branched")
+    if runtime == "onnx":
+        export_onnx(folder, tmp_path / "onnx")
+        folder = tmp_path / "onnx"
+    if runtime == "torch":
+        pipe = hf_punctcase.load_pipeline(str(folder), runtime="torch", dtype=torch.float32)
+    else:  # the export's own runtime, or the OpenVINO graph built from the checkpoint into the cache
+        pipe = hf_punctcase.load_pipeline(str(folder), runtime=None if runtime == "onnx" else runtime)
+    asked = pipe(TEXTS, return_commands=True)
+    plain = pipe(TEXTS)
+    for with_head, without in zip(asked, plain):
+        assert all("command" in entry and "command_score" in entry for entry in with_head["words"])
+        assert not any("command" in entry or "command_score" in entry for entry in without["words"])
+        assert [{k: v for k, v in e.items() if not k.startswith("command")} for e in with_head["words"]] == without["words"]
+    backend = pipe.backend
+    ids = _ids(tiny_tokenizer, "pt" if runtime == "torch" else "np")
+    with torch.no_grad():
+        cut = backend(*ids, tasks=("punct", "case"))
+        full = backend(*ids)
+    assert set(cut) == {"punct", "case"} and "command" in full
+    assert all(np.allclose(cut[task], full[task], atol=1e-6) for task in cut)
+    if runtime == "onnx":
+        import onnx
+
+        whole = len(onnx.load(str(backend.path)).graph.node)
+        assert len(onnx.load_from_string(backend._graph_cut_to(("punct", "case"))).graph.node) < whole
+    if runtime == "openvino":
+        request, _ = backend._graph(("punct", "case"))
+        full_request, _ = backend._graph(backend.outputs)
+        assert len(request.get_compiled_model().get_runtime_model().get_ops()) < len(full_request.get_compiled_model().get_runtime_model().get_ops())
+
+
+def _ids(tokenizer, tensors: str):
+    batch = tokenizer(TEXTS, return_tensors=tensors, padding=True)
+    return batch["input_ids"], batch["attention_mask"]

@@ -198,8 +198,8 @@ def test_the_export_recipe_adds_heads_beside_the_shipped_weights_byte_for_byte(t
     pipe = hf_punctcase.load_pipeline(str(shipped), dtype=torch.float32)
     assert COMMAND in pipe.model_tasks and PARAGRAPH in pipe.model_tasks
     text = "so what are the risks period new paragraph i am not technical"
-    expected = hf_punctcase.load_pipeline(str(checkpoint), dtype=torch.float32)(text)
-    result = pipe(text)
+    expected = hf_punctcase.load_pipeline(str(checkpoint), dtype=torch.float32)(text, return_commands=True)
+    result = pipe(text, return_commands=True)
     assert [(e["command"], round(e["command_score"], 4)) for e in result["words"]] == [
         (e["command"], round(e["command_score"], 4)) for e in expected["words"]
     ]
@@ -208,7 +208,7 @@ def test_the_export_recipe_adds_heads_beside_the_shipped_weights_byte_for_byte(t
     assert recipe.add_heads(retrained, shipped, {}) == ["command", "paragraph"]
     assert (shipped / recipe.SHIPPED_SHARD).read_bytes() == weights
     assert json.loads((shipped / "config.json").read_text())["paragraph_threshold"] == 0.3
-    again = hf_punctcase.load_pipeline(str(shipped), dtype=torch.float32)(text)
+    again = hf_punctcase.load_pipeline(str(shipped), dtype=torch.float32)(text, return_commands=True)
     assert [e["command_score"] for e in again["words"]] != [e["command_score"] for e in result["words"]]
 
 

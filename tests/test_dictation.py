@@ -174,8 +174,10 @@ def test_spoken_punctuation_through_the_pipeline(command_model):
     pipe = hf_punctcase.load_pipeline(command_model, dtype=torch.float32)
     assert COMMAND in pipe.model_tasks
     text = "the patient had chest pain period does it hurt question mark new paragraph we think it works"
-    labelled = pipe(text)
+    labelled = pipe(text, return_commands=True)
     assert [e["command"] for e in labelled["words"]][5] == "PERIOD"
+    # Calls that neither carry out commands nor ask for them do not run the head.
+    assert not any("command" in e or "command_score" in e for e in pipe(text)["words"])
     result = pipe(text, spoken_punctuation=True, return_sentences=True)
     words = text.split()
     assert [e["word"].lower().rstrip(".,?!:;") for e in result["words"]] == words  # one entry per input word, in order
@@ -187,6 +189,14 @@ def test_spoken_punctuation_through_the_pipeline(command_model):
     assert ("\n\n" in result["text"]) == all(result["words"][i]["removed"] for i in (new, new + 1))
     # Without the option the command words are words.
     assert len(labelled["text"].split()) == len(words)
+
+
+def test_evaluating_a_dataset_scores_the_command_head_that_default_calls_leave_out(command_model):
+    from hf_punctcase.evaluation import evaluate_dataset
+
+    pipe = hf_punctcase.load_pipeline(command_model, dtype=torch.float32)
+    scores = evaluate_dataset(pipe, dictation_dataset(5, 8))
+    assert scores["command_overall_f1"] > 0.5
 
 
 def test_a_word_is_a_command_where_the_commands_together_outweigh_the_threshold(command_model, tmp_path):
@@ -207,7 +217,7 @@ def test_a_word_is_a_command_where_the_commands_together_outweigh_the_threshold(
     config["command_threshold"] = threshold
     (folder / "config.json").write_text(json.dumps(config))
     for model, cut in ((command_model, 0.5), (str(folder), threshold)):
-        result = hf_punctcase.load_pipeline(model, dtype=torch.float32)(text)
+        result = hf_punctcase.load_pipeline(model, dtype=torch.float32)(text, return_commands=True)
         expected = [
             COMMAND_LABELS[1 + int(np.argmax(row[1:]))] if command > cut else "WORD"
             for row, command in zip(probabilities, commands)

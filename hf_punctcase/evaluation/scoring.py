@@ -147,11 +147,13 @@ def evaluate_dataset(restorer, dataset, batch_size: int = 16) -> dict[str, float
     (``restorer.model_tasks``) where the dataset has its word column.
     """
     references, heads = _documents(dataset)
-    predictions, seconds = restore_references(restorer, references, batch_size)
+    scored = [task for task in heads if task in getattr(restorer, "model_tasks", ())]
+    # A head that runs only when asked for (the spoken-command head) is asked for when it is scored.
+    asked = {task.asked_by: True for task in scored if task.asked_by}
+    predictions, seconds = restore_references(restorer, references, batch_size, **asked)
     scores = _score_predictions(restorer.scheme, references, predictions, seconds)
-    for task, labels in heads.items():
-        if task in getattr(restorer, "model_tasks", ()):
-            scores.update(score_head(task, labels, predictions, restorer.heads[task]))
+    for task in scored:
+        scores.update(score_head(task, heads[task], predictions, restorer.heads[task]))
     return scores
 
 

@@ -12,7 +12,7 @@ same whatever its batch mates (a bf16 kernel rounds a product by its shape).
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +20,7 @@ import numpy as np
 
 from ..execution import OPENVINO
 from ..faults import checkpoint_fault as fault
-from ..runtime.onnx_backend import INPUT_NAMES, LOGITS_SUFFIX, run_each_sequence_alone, softmax
+from ..runtime.onnx_backend import INPUT_NAMES, LOGITS_SUFFIX, chosen_outputs, run_each_sequence_alone, softmax
 from .base import GraphModel, ModelFormat
 from .onnx import LOADING_ONLY, check_runs_as_exported
 from .torch import weight_files
@@ -53,8 +53,12 @@ def openvino_precision(hardware=None) -> str:
 
 class OpenVinoBackend:
     """Runs an OpenVINO graph (``openvino_model.xml``, or any model OpenVINO reads, ``model.onnx``
-    included) on the CPU: ``backend(input_ids, attention_mask)`` → ``{task: probabilities}`` as NumPy
-    float32 arrays of shape ``(batch, sequence, labels)``, as the ONNX Runtime backend gives them.
+    included) on the CPU: ``backend(input_ids, attention_mask, tasks=None)`` → ``{task: probabilities}``
+    as NumPy float32 arrays of shape ``(batch, sequence, labels)``, as the ONNX Runtime backend gives them.
+
+    A call that names ``tasks`` runs the graph cut to their outputs: OpenVINO leaves out every
+    operation that only the other outputs need (a spoken-command head's own encoder layers). Each such
+    graph is compiled when first asked for and kept.
 
     Args:
         model_file: the graph.
@@ -67,19 +71,20 @@ class OpenVinoBackend:
         self.precision = precision or openvino_precision()
         if self.precision not in PRECISION_HINTS:
             raise ValueError(f"precision must be one of {', '.join(PRECISION_HINTS)}, got {self.precision!r}")
-        config: dict[str, Any] = {"INFERENCE_PRECISION_HINT": PRECISION_HINTS[self.precision], "PERFORMANCE_HINT": "LATENCY"}
+        self._config: dict[str, Any] = {"INFERENCE_PRECISION_HINT": PRECISION_HINTS[self.precision], "PERFORMANCE_HINT": "LATENCY"}
         if num_threads:
-            config["INFERENCE_NUM_THREADS"] = int(num_threads)
-        core = openvino.Core()
-        self.compiled = core.compile_model(core.read_model(str(model_file)), "CPU", config)
+            self._config["INFERENCE_NUM_THREADS"] = int(num_threads)
+        self._core = openvino.Core()
+        self.model = self._core.read_model(str(model_file))
         # An output keeps the ONNX graph's name among its names (a conversion may add others).
-        self.outputs = {
-            name[: -len(LOGITS_SUFFIX)]: port
-            for port in self.compiled.outputs
-            for name in port.get_names()
+        self._results = {
+            name[: -len(LOGITS_SUFFIX)]: result
+            for result in self.model.get_results()
+            for name in result.output(0).get_names()
             if name.endswith(LOGITS_SUFFIX)
         }
-        self.request = self.compiled.create_infer_request()
+        self.outputs = tuple(self._results)
+        self._graphs: dict[tuple[str, ...], tuple[Any, dict[str, Any]]] = {}
 
     def check_heads(self, labels: Mapping[str, tuple[str, ...]]) -> None:
         """Raise ValueError unless the graph has one output per task the config lists."""
@@ -87,12 +92,26 @@ class OpenVinoBackend:
         if missing:
             raise ValueError(f"the OpenVINO graph has no output for {', '.join(missing)}: export it again")
 
-    def __call__(self, input_ids, attention_mask) -> dict[str, np.ndarray]:
+    def _graph(self, tasks: tuple[str, ...]):
+        """The infer request of the graph cut to ``tasks``' outputs, and its output ports by task."""
+        if tasks not in self._graphs:
+            openvino = import_openvino()
+            model = self.model
+            if tasks != self.outputs:
+                model = openvino.Model([self._results[task] for task in tasks], self.model.get_parameters(), self.model.get_friendly_name())
+            compiled = self._core.compile_model(model, "CPU", self._config)
+            ports = {task: port for port in compiled.outputs for task in tasks if f"{task}{LOGITS_SUFFIX}" in port.get_names()}
+            self._graphs[tasks] = (compiled.create_infer_request(), ports)
+        return self._graphs[tasks]
+
+    def __call__(self, input_ids, attention_mask, tasks: Collection[str] | None = None) -> dict[str, np.ndarray]:
         ids, mask = np.asarray(input_ids, dtype=np.int64), np.asarray(attention_mask, dtype=np.int64)
+        chosen = chosen_outputs(self.outputs, tasks)
         if len(ids) > 1 and self.precision != "fp32":
-            return run_each_sequence_alone(self, ids, mask)
-        results = self.request.infer({INPUT_NAMES[0]: ids, INPUT_NAMES[1]: mask})
-        return {task: softmax(results[port]) for task, port in self.outputs.items()}
+            return run_each_sequence_alone(lambda i, m: self(i, m, chosen), ids, mask)
+        request, ports = self._graph(chosen)
+        results = request.infer({INPUT_NAMES[0]: ids, INPUT_NAMES[1]: mask})
+        return {task: softmax(results[port]) for task, port in ports.items()}
 
 
 class OpenVinoFormat(ModelFormat):

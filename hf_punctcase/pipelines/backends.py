@@ -1,6 +1,8 @@
 """Backends: subword ids in, per-task probabilities out. The pipeline and restoration never touch a
 model's outputs directly; a backend names each head's probabilities by task (``"punct"``, ``"case"``,
-and any further head a model family carries), as NumPy arrays on the CPU.
+and any further head a model family carries), as NumPy arrays on the CPU: those of the tasks a call
+names (``backend(input_ids, attention_mask, tasks=...)``, :func:`hf_punctcase.tasks.tasks_to_run`), or
+every head's. The graph runtimes then run only what those tasks need.
 
 :class:`TorchBackend` runs a torch model of any family; :class:`OnnxBackend` (from the torch-free
 :mod:`hf_punctcase.runtime`) runs a folder exported to ONNX, which the pipeline holds as an
@@ -9,10 +11,13 @@ and any further head a model family carries), as NumPy arrays on the CPU.
 
 from __future__ import annotations
 
+import inspect
+from collections.abc import Collection
+
 import numpy as np
 import torch
 
-from ..runtime.onnx_backend import LOGITS_SUFFIX, OnnxBackend, run_each_sequence_alone
+from ..runtime.onnx_backend import LOGITS_SUFFIX, OnnxBackend, chosen_outputs, run_each_sequence_alone
 
 
 def task_logits(output) -> dict[str, torch.Tensor]:
@@ -40,17 +45,24 @@ class TorchBackend:
 
     def __init__(self, model: torch.nn.Module):
         self.model = model
+        # A family whose forward takes `tasks` leaves out the heads a call does not ask for.
+        self._forward_takes_tasks = "tasks" in inspect.signature(model.forward).parameters
 
     @property
     def runs_each_sequence_alone(self) -> bool:
         return self.model.device.type == "cpu" and self.model.dtype in SHAPE_SENSITIVE_DTYPES
 
-    def __call__(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> dict[str, np.ndarray]:
+    def __call__(
+        self, input_ids: torch.Tensor, attention_mask: torch.Tensor, tasks: Collection[str] | None = None
+    ) -> dict[str, np.ndarray]:
+        """Per-task probabilities; ``tasks``: the tasks to return (default: every head's)."""
         if len(input_ids) > 1 and self.runs_each_sequence_alone:
-            return run_each_sequence_alone(self, input_ids, attention_mask)
-        output = self.model(input_ids=input_ids, attention_mask=attention_mask, return_dict=True)
+            return run_each_sequence_alone(lambda ids, mask: self(ids, mask, tasks), input_ids, attention_mask)
+        kwargs = {"tasks": tasks} if tasks is not None and self._forward_takes_tasks else {}
+        output = self.model(input_ids=input_ids, attention_mask=attention_mask, return_dict=True, **kwargs)
+        logits = task_logits(output)
         # float() first: bf16 has no NumPy dtype; cpu() for a model on an accelerator.
-        return {task: value.float().softmax(-1).cpu().numpy() for task, value in task_logits(output).items()}
+        return {task: logits[task].float().softmax(-1).cpu().numpy() for task in chosen_outputs(tuple(logits), tasks)}
 
 
 def backend_for(model) -> TorchBackend | OnnxBackend:

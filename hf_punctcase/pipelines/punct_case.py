@@ -34,7 +34,7 @@ from ..restoration import (
     restore_from_windows,
     window_rows,
 )
-from ..tasks import PUNCTUATION, head_labels, head_thresholds, option_runner, tasks_of
+from ..tasks import PUNCTUATION, head_labels, head_thresholds, option_runner, tasks_of, tasks_to_run
 from .backends import backend_for
 
 #: Set by :class:`~hf_punctcase.AutoModelForJointTokenClassification` on a model it loaded for this
@@ -66,7 +66,9 @@ class PunctCasePipeline(ChunkPipeline):
     list of such lists. Each result is a dict with ``"text"`` (the restored string) and ``"words"``:
     one entry per input word with the restored ``word``, its ``punctuation`` and ``casing`` labels,
     their ``punct_score`` / ``case_score``, and ``start_char`` / ``end_char``, where the word lies in
-    ``"text"`` (``text[start_char:end_char] == word``).
+    ``"text"`` (``text[start_char:end_char] == word``). A model's further heads add their fields
+    (``disfluent`` / ``disfluency_score``, ``paragraph_end`` / ``paragraph_end_score``; the
+    spoken-command head's ``command`` / ``command_score`` where the call runs it: ``return_commands``).
 
     With ``is_split_into_words=True`` the words may also be dicts, as speech recognisers give timed
     words: ``{"word": " Hello", "start": 0.0, "end": 0.4, ...}`` (a list of such dicts is one
@@ -94,7 +96,11 @@ class PunctCasePipeline(ChunkPipeline):
             model's, as every other word's.
         return_probabilities (`bool`, defaults to `False`): also return ``"probabilities"``, the
             per-word probabilities of each task (``{"punct": array (words, labels), "case": ...}``)
-            that the labels were decided from.
+            that the labels were decided from. Every head runs.
+        return_commands (`bool`, defaults to `False`): also run the spoken-command head (models with
+            one), so that each word carries its ``command`` and ``command_score`` without the commands
+            being carried out (``spoken_punctuation=True`` runs it and carries them out). Other calls
+            do not run it, nor the encoder layers of its own it may have.
         return_sentences (`bool`, defaults to `False`): also return ``"sentences"``, the restored text
             cut after each sentence end (PERIOD, QUESTION, EXCLAMATION) and at the end: a list of
             ``{"text", "first_word", "last_word", "start", "end", "start_char", "end_char"}`` (word
@@ -220,17 +226,19 @@ class PunctCasePipeline(ChunkPipeline):
 
             bar = tqdm(total=len(windows), unit="window", desc="punct-case")
         # Every item carries the same keys (batches across inputs are collated key by key); the
-        # input's words travel by reference and "is_last" marks the input's final window.
+        # input's words travel by reference, "tasks" names the heads the call runs and "is_last" marks
+        # the input's final window.
+        tasks = tasks_to_run(self.model_tasks, options)
         pending = None
         for window in windows:
             for encoded in encode_windows(self.tokenizer, words, [window], self.max_length):
                 if pending is not None:
                     yield pending
-                pending = _item(encoded, source)
+                pending = _item(encoded, source, tasks)
             if bar is not None:
                 bar.update(1)
         if pending is None:  # empty input: one empty window so that the input still yields a result
-            pending = _item(next(encode_windows(self.tokenizer, [], [], self.max_length)), source)
+            pending = _item(next(encode_windows(self.tokenizer, [], [], self.max_length)), source, tasks)
         pending["is_last"] = True
         if bar is not None:
             bar.close()
@@ -241,7 +249,10 @@ class PunctCasePipeline(ChunkPipeline):
         windows = model_inputs["window"]
         if isinstance(windows, EncodedWindow):  # one unbatched item
             windows = [windows]
-        probs = self.backend(model_inputs["input_ids"], model_inputs["attention_mask"])
+        tasks = model_inputs["tasks"]
+        if isinstance(tasks, list):  # a batch's items, each naming its call's tasks
+            tasks = tuple(sorted(set().union(*tasks)))
+        probs = self.backend(model_inputs["input_ids"], model_inputs["attention_mask"], tasks=tasks)
         # Keep only the rows of the words each window answers for: memory stays bounded by the
         # window batch, whatever the input's length.
         return {
@@ -262,12 +273,13 @@ class PunctCasePipeline(ChunkPipeline):
         return restore_from_windows(source, windows, self.scheme, self.lexicon, options, self.heads, self.head_thresholds)
 
 
-def _item(encoded, source: InputWords) -> dict:
+def _item(encoded, source: InputWords, tasks: tuple[str, ...]) -> dict:
     return {
         "input_ids": torch.tensor([encoded.input_ids], dtype=torch.long),
         "attention_mask": torch.tensor([encoded.attention_mask], dtype=torch.long),
         "window": encoded,
         "source": source,
+        "tasks": tasks,
         "is_last": False,
     }
 

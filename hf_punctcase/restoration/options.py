@@ -58,7 +58,12 @@ class RestoreOptions:
         return_paragraphs: also return ``"paragraphs"``, where the model's paragraph head ends them
             (models with a paragraph head; :func:`~hf_punctcase.paragraphs.paragraph_spans`); the
             text stays as it is (``paragraphs=True`` also writes a blank line between them).
-        return_probabilities: also return ``"probabilities"``, each task's per-word probabilities.
+        return_probabilities: also return ``"probabilities"``, each task's per-word probabilities (every
+            head then runs).
+        return_commands: also run the spoken-command head (models with one), so that each word carries
+            its ``command`` and ``command_score``; ``spoken_punctuation=True`` runs it too. Other calls
+            leave it out, and with it the layers of its own that the head may carry
+            (:attr:`~hf_punctcase.tasks.Task.asked_by`).
     """
 
     window_words: int = DEFAULT_WINDOW_WORDS
@@ -71,6 +76,7 @@ class RestoreOptions:
     return_sentences: bool = False
     return_paragraphs: bool = False
     return_probabilities: bool = False
+    return_commands: bool = False
 
     def __post_init__(self) -> None:
         check_window_sizes(self.window_words, self.context_words)

@@ -14,7 +14,7 @@ torch-free runtime (:class:`hf_punctcase.runtime.OnDeviceRestorer`) both run the
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -55,6 +55,17 @@ def import_onnxruntime():
     return onnxruntime
 
 
+def chosen_outputs(outputs: Sequence[str], tasks: Collection[str] | None) -> tuple[str, ...]:
+    """The tasks among a graph's ``outputs`` (its tasks, in its order) that a call asking for ``tasks``
+    (None: all) runs. Raises ValueError for a task the graph has no output for."""
+    if tasks is None:
+        return tuple(outputs)
+    unknown = sorted(set(tasks) - set(outputs))
+    if unknown:
+        raise ValueError(f"the graph has no output for {', '.join(unknown)} (it has {', '.join(outputs)})")
+    return tuple(task for task in outputs if task in tasks)
+
+
 def softmax(logits: np.ndarray) -> np.ndarray:
     """Softmax over the last axis, in float32."""
     logits = np.asarray(logits, dtype=np.float32)
@@ -65,10 +76,15 @@ def softmax(logits: np.ndarray) -> np.ndarray:
 class OnnxBackend:
     """Runs an exported model (a ``model.onnx`` file, or a folder holding one) with ONNX Runtime.
 
-    Called like the torch backend: ``backend(input_ids, attention_mask)`` with integer arrays (NumPy
-    arrays, lists or CPU tensors) of shape ``(batch, sequence)``, padding marked by 0 in the mask;
-    returns ``{task: probabilities}``, NumPy float32 arrays of shape ``(batch, sequence, labels)``, one
-    per ``<task>_logits`` output of the graph.
+    Called like the torch backend: ``backend(input_ids, attention_mask, tasks=None)`` with integer
+    arrays (NumPy arrays, lists or CPU tensors) of shape ``(batch, sequence)``, padding marked by 0 in
+    the mask; returns ``{task: probabilities}``, NumPy float32 arrays of shape ``(batch, sequence,
+    labels)``, one per ``<task>_logits`` output of the graph, or per task of ``tasks`` where given.
+
+    ONNX Runtime runs every node of a graph whatever outputs are asked for, so a call that names
+    ``tasks`` runs the graph cut to their outputs (``onnx.utils.Extractor``; the whole graph where the
+    ``onnx`` package is not installed), made when first asked for and kept: a spoken-command head's
+    own encoder layers then cost nothing to calls that do not use them.
 
     A graph quantised dynamically (its activations quantised at run time with one scale per tensor,
     as ``onnx_export.json`` records) runs one sequence at a time, each cut to its own length: one
@@ -107,6 +123,7 @@ class OnnxBackend:
             options.intra_op_num_threads = intra_op_num_threads
         self.path = path
         self.providers = list(providers or ["CPUExecutionProvider"])
+        self._options = options
         self.session = ort.InferenceSession(str(path), options, providers=self.providers)
         inputs = {node.name for node in self.session.get_inputs()}
         missing = [name for name in INPUT_NAMES if name not in inputs]
@@ -127,7 +144,8 @@ class OnnxBackend:
         ):
             raise ValueError(f"sequence_workers must be a positive integer, not {sequence_workers!r}")
         self.sequence_workers = sequence_workers or intra_op_num_threads or usable_cpus()
-        self._single_thread_session = None
+        self._cut_sessions: dict[tuple[str, ...], object] = {}
+        self._single_thread_sessions: dict[tuple[str, ...], object] = {}
         self._pool = None
         self._pool_pid: int | None = None
 
@@ -147,37 +165,67 @@ class OnnxBackend:
             if declared[task] is not None and declared[task] != len(labels):
                 raise ValueError(f"{self.path} gives {declared[task]} {task} classes but config.json has {len(labels)} {task} labels")
 
-    def __call__(self, input_ids, attention_mask) -> dict[str, np.ndarray]:
+    def __call__(self, input_ids, attention_mask, tasks: Collection[str] | None = None) -> dict[str, np.ndarray]:
         input_ids = np.asarray(input_ids, dtype=np.int64)
         attention_mask = np.asarray(attention_mask, dtype=np.int64)
-        names = list(self.outputs.values())
+        chosen = chosen_outputs(tuple(self.outputs), tasks)
+        names = [self.outputs[task] for task in chosen]
         if not self.one_sequence_at_a_time:
-            logits = self.session.run(names, {"input_ids": input_ids, "attention_mask": attention_mask})
-            return {task: softmax(values) for task, values in zip(self.outputs, logits)}
-        session, map_rows = self.session, map
+            logits = self._session(chosen).run(names, {"input_ids": input_ids, "attention_mask": attention_mask})
+            return {task: softmax(values) for task, values in zip(chosen, logits)}
+        session, map_rows = self._session(chosen), map
         if len(input_ids) > 1 and self.sequence_workers > 1:
-            session, map_rows = self._side_by_side_session(), self._pool.map
+            session, map_rows = self._side_by_side_session(chosen), self._pool.map
 
         def run_one(ids, mask) -> dict[str, np.ndarray]:
             logits = session.run(names, {"input_ids": ids, "attention_mask": mask})
-            return {task: softmax(values) for task, values in zip(self.outputs, logits)}
+            return {task: softmax(values) for task, values in zip(chosen, logits)}
 
         return run_each_sequence_alone(run_one, input_ids, attention_mask, map_rows)
 
-    def _side_by_side_session(self):
+    def _session(self, tasks: tuple[str, ...], options=None):
+        """The InferenceSession of the graph cut to ``tasks``' outputs (the whole graph's for all of
+        them), with ``options`` (default: the main session's); a new one unless it is the main one."""
+        if options is None:
+            if tasks == tuple(self.outputs):
+                return self.session
+            if tasks not in self._cut_sessions:
+                self._cut_sessions[tasks] = self._session(tasks, self._options)
+            return self._cut_sessions[tasks]
+        ort = import_onnxruntime()
+        return ort.InferenceSession(self._graph_cut_to(tasks), options, providers=self.providers)
+
+    def _graph_cut_to(self, tasks: tuple[str, ...]) -> str | bytes:
+        """The graph with only ``tasks``' outputs and the nodes they need, serialised (the model file's
+        path for all of them, or where ``onnx`` is not installed)."""
+        if tasks == tuple(self.outputs):
+            return str(self.path)
+        try:
+            import onnx
+            from onnx.utils import Extractor
+        except ImportError:
+            return str(self.path)
+        model = onnx.load(str(self.path))
+        inputs = [node.name for node in model.graph.input]
+        cut = Extractor(model).extract_model(inputs, [self.outputs[task] for task in tasks])
+        return cut.SerializeToString()
+
+    def _side_by_side_session(self, tasks: tuple[str, ...]):
         """The InferenceSession that sequences share when they run side by side (one thread per operator: the
         threads of the pool are the parallelism), and its pool; both made on first use, and again in a
         forked child (a pool's threads do not survive a fork)."""
-        if self._single_thread_session is None or self._pool_pid != os.getpid():
+        if self._pool_pid != os.getpid():
             from concurrent.futures import ThreadPoolExecutor
 
+            self._single_thread_sessions = {}
+            self._pool = ThreadPoolExecutor(self.sequence_workers, thread_name_prefix="hf_punctcase-onnx")
+            self._pool_pid = os.getpid()
+        if tasks not in self._single_thread_sessions:
             ort = import_onnxruntime()
             options = ort.SessionOptions()
             options.intra_op_num_threads = 1
-            self._single_thread_session = ort.InferenceSession(str(self.path), options, providers=self.providers)
-            self._pool = ThreadPoolExecutor(self.sequence_workers, thread_name_prefix="hf_punctcase-onnx")
-            self._pool_pid = os.getpid()
-        return self._single_thread_session
+            self._single_thread_sessions[tasks] = self._session(tasks, options)
+        return self._single_thread_sessions[tasks]
 
 
 def run_each_sequence_alone(run_one, input_ids, attention_mask, map_rows=map) -> dict[str, np.ndarray]:
@@ -219,6 +267,6 @@ def quantizes_dynamically(folder: str | os.PathLike) -> bool:
 
 
 __all__ = [
-    "EXPORT_INFO_FILE", "INPUT_NAMES", "LOGITS_SUFFIX", "ONNX_MODEL_FILE", "OnnxBackend", "import_onnxruntime",
+    "EXPORT_INFO_FILE", "INPUT_NAMES", "LOGITS_SUFFIX", "ONNX_MODEL_FILE", "OnnxBackend", "chosen_outputs", "import_onnxruntime",
     "quantizes_dynamically", "read_export_info", "run_each_sequence_alone", "softmax", "usable_cpus",
 ]

@@ -29,7 +29,7 @@ from ..restoration import (
     restore_from_windows,
     window_rows,
 )
-from ..tasks import head_labels, head_thresholds, option_runner, tasks_of
+from ..tasks import head_labels, head_thresholds, option_runner, tasks_of, tasks_to_run
 from .onnx_backend import OnnxBackend, read_export_info
 from .tokenizer import RuntimeTokenizer
 
@@ -157,6 +157,7 @@ class OnDeviceRestorer:
         """Results in input order; each input is decoded as soon as its last window has run, and
         windows of consecutive inputs share ONNX Runtime calls (``batch_size`` windows each)."""
         done: list[list[WindowRows]] = [[] for _ in sources]
+        tasks = tasks_to_run(self.model_tasks, options)
         expected = [0] * len(sources)
         batch: list[tuple[int, EncodedWindow]] = []
         next_result = 0
@@ -174,15 +175,15 @@ class OnDeviceRestorer:
                 expected[index] += 1
                 batch.append((index, window))
                 if len(batch) == self.batch_size:
-                    self._run(batch, done)
+                    self._run(batch, done, tasks)
                     batch = []
                     yield from ready(index)
             yield from ready(index + 1)
         if batch:
-            self._run(batch, done)
+            self._run(batch, done, tasks)
         yield from ready(len(sources))
 
-    def _run(self, batch: list[tuple[int, EncodedWindow]], done: list[list[WindowRows]]) -> None:
+    def _run(self, batch: list[tuple[int, EncodedWindow]], done: list[list[WindowRows]], tasks: tuple[str, ...]) -> None:
         """One ONNX Runtime call over a batch of windows, padded on the right as the pipeline pads them
         (pad id, mask 0); each window's rows of its core words go to its input."""
         length = max(len(window.input_ids) for _, window in batch)
@@ -191,7 +192,7 @@ class OnDeviceRestorer:
         for row, (_, window) in enumerate(batch):
             ids[row, : len(window.input_ids)] = window.input_ids
             mask[row, : len(window.attention_mask)] = window.attention_mask
-        probs = self.backend(ids, mask)
+        probs = self.backend(ids, mask, tasks)
         for row, (index, window) in enumerate(batch):
             done[index].append(window_rows({task: task_probs[row] for task, task_probs in probs.items()}, window))
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import copy
 import inspect
 import os
+from collections.abc import Collection
 from contextlib import contextmanager
 
 import torch
@@ -167,6 +168,7 @@ class JointTokenClassificationModel(JointTokenClassificationPreTrainedModel):
         output_hidden_states: bool | None = None,
         output_attentions: bool | None = None,
         return_dict: bool | None = None,
+        tasks: Collection[str] | None = None,
         **kwargs,
     ) -> JointTokenClassifierOutput | tuple:
         r"""
@@ -182,15 +184,22 @@ class JointTokenClassificationModel(JointTokenClassificationPreTrainedModel):
                 `label_names` (every `*label*` argument of `forward`) stay the two that every batch
                 has; to score the heads in the Trainer, give `TrainingArguments(label_names=[task.label_field
                 for task in hf_punctcase.tasks.tasks_of(config)])`.
+            tasks (`Collection[str]`, *optional*):
+                The head tasks to run (default: all): a head left out is not computed, nor the command
+                branch for a left-out command head, and its logits are not in the output. Punctuation and casing
+                always run.
         """
         labels = {PUNCTUATION.name: punct_labels, CASING.name: case_labels, **task_labels_from(kwargs)}
         if kwargs:
             raise TypeError(f"unexpected arguments: {sorted(kwargs)}")
+        if tasks is not None and any(name not in (PUNCTUATION.name, CASING.name, *tasks) for name in labels if labels[name] is not None):
+            raise ValueError(f"labels were given for a head left out of tasks={sorted(tasks)}")
         return_dict = return_dict if return_dict is not None else self.config.return_dict
         encoder_kwargs = {}
         if token_type_ids is not None and "token_type_ids" in inspect.signature(self.encoder.forward).parameters:
             encoder_kwargs["token_type_ids"] = token_type_ids
-        with self._branch_input() as branch_input:
+        wanted = [task for task in self.head_tasks if tasks is None or task.name in tasks or _needed_by_punct(self.config, task)]
+        with self._branch_input(COMMAND in wanted) as branch_input:
             encoded = self.encoder(
                 input_ids=input_ids,
                 attention_mask=attention_mask,
@@ -201,11 +210,11 @@ class JointTokenClassificationModel(JointTokenClassificationPreTrainedModel):
             )
         hidden = self.dropout(encoded.last_hidden_state)
         logits = {PUNCTUATION.name: self.punct_classifier(hidden)}
-        for task in self.head_tasks:
+        for task in wanted:
             reads = self.dropout(self._run_branch(*branch_input)) if task is COMMAND and branch_input else hidden
             logits[task.name] = self.get_submodule(task.classifier)(reads)
         punct, disfl = PUNCTUATION.name, DISFLUENCY.name
-        if self.config.head_dependency == "punct_to_disfl":
+        if self.config.head_dependency == "punct_to_disfl" and disfl in logits:
             logits[disfl] = self.head_attention(logits[punct].softmax(dim=-1), logits[disfl], attention_mask)
         elif self.config.head_dependency == "disfl_to_punct":
             logits[punct] = self.head_attention(logits[disfl].softmax(dim=-1), logits[punct], attention_mask)
@@ -219,11 +228,11 @@ class JointTokenClassificationModel(JointTokenClassificationPreTrainedModel):
         return output if return_dict else output.to_tuple()
 
     @contextmanager
-    def _branch_input(self):
+    def _branch_input(self, wanted: bool = True):
         """While the encoder runs, what its layer at the branch's start is called with: a list that
-        holds ``(args, kwargs)`` afterwards (empty without a command branch)."""
+        holds ``(args, kwargs)`` afterwards (empty without a command branch, or where it is not ``wanted``)."""
         captured: list = []
-        if self.command_branch is None:
+        if self.command_branch is None or not wanted:
             yield captured
             return
         start = encoder_layers(self.encoder)[-len(self.command_branch)]
@@ -242,6 +251,12 @@ class JointTokenClassificationModel(JointTokenClassificationPreTrainedModel):
             output = layer(hidden, *rest, **kwargs)
             hidden = output[0] if isinstance(output, tuple) else output
         return hidden
+
+
+def _needed_by_punct(config, task) -> bool:
+    """Whether the punctuation logits read a head task's (the disfluency head's, under
+    ``head_dependency="disfl_to_punct"``), so that it runs whatever tasks a call asks for."""
+    return task is DISFLUENCY and config.head_dependency == "disfl_to_punct"
 
 
 def encoder_layers(encoder: nn.Module) -> nn.ModuleList:
