@@ -195,7 +195,7 @@ def test_the_command_head_runs_only_for_the_calls_that_use_it(command_model_dir,
         import onnx
 
         whole = len(onnx.load(str(backend.path)).graph.node)
-        assert len(onnx.load_from_string(backend._graph_cut_to(("punct", "case"))).graph.node) < whole
+        assert len(backend._graph_cut_to(("punct", "case")).graph.node) < whole
     if runtime == "openvino":
         request, _ = backend._graph(("punct", "case"))
         full_request, _ = backend._graph(backend.outputs)
@@ -205,3 +205,26 @@ def test_the_command_head_runs_only_for_the_calls_that_use_it(command_model_dir,
 def _ids(tokenizer, tensors: str):
     batch = tokenizer(TEXTS, return_tensors=tensors, padding=True)
     return batch["input_ids"], batch["attention_mask"]
+
+
+def test_the_onnx_runtime_backend_holds_the_sessions_its_calls_use_and_cuts_without_onnx_too(
+    command_model_dir, tiny_tokenizer, tmp_path, monkeypatch
+):
+    from hf_punctcase.runtime.onnx_backend import OnnxBackend
+
+    export_onnx(_branched_folder(command_model_dir, tiny_tokenizer, tmp_path / "branched"), tmp_path / "onnx")
+    ids = _ids(tiny_tokenizer, "np")
+    backend = OnnxBackend(tmp_path / "onnx")
+    whole, cut = tuple(backend.outputs), ("punct", "case")
+    full = backend(*ids)
+    first = backend(*ids, tasks=cut)
+    assert set(backend._sessions) == {whole, cut}  # a call ran the whole graph: it stays
+    fresh = OnnxBackend(tmp_path / "onnx")
+    assert all(np.array_equal(fresh(*ids, tasks=cut)[task], first[task]) for task in cut)
+    assert set(fresh._sessions) == {cut}  # made on loading, let go once a cut one ran and no call had used it
+    # Without the onnx package the whole graph runs and the call still gets its tasks alone.
+    monkeypatch.setitem(__import__("sys").modules, "onnx", None)
+    alone = OnnxBackend(tmp_path / "onnx")
+    assert alone._graph_cut_to(cut) is None
+    result = alone(*ids, tasks=cut)
+    assert set(result) == set(cut) and all(np.allclose(result[task], full[task], atol=1e-6) for task in cut)

@@ -82,9 +82,10 @@ class OnnxBackend:
     labels)``, one per ``<task>_logits`` output of the graph, or per task of ``tasks`` where given.
 
     ONNX Runtime runs every node of a graph whatever outputs are asked for, so a call that names
-    ``tasks`` runs the graph cut to their outputs (``onnx.utils.Extractor``; the whole graph where the
+    ``tasks`` runs the graph cut to their outputs and the nodes they read (the whole graph where the
     ``onnx`` package is not installed), made when first asked for and kept: a spoken-command head's
-    own encoder layers then cost nothing to calls that do not use them.
+    own encoder layers then cost nothing to calls that do not use them. The whole graph's session,
+    made on loading, is let go when a call first runs a cut one, unless a call has run it.
 
     A graph quantised dynamically (its activations quantised at run time with one scale per tensor,
     as ``onnx_export.json`` records) runs one sequence at a time, each cut to its own length: one
@@ -124,16 +125,17 @@ class OnnxBackend:
         self.path = path
         self.providers = list(providers or ["CPUExecutionProvider"])
         self._options = options
-        self.session = ort.InferenceSession(str(path), options, providers=self.providers)
-        inputs = {node.name for node in self.session.get_inputs()}
+        session = ort.InferenceSession(str(path), options, providers=self.providers)
+        inputs = {node.name for node in session.get_inputs()}
         missing = [name for name in INPUT_NAMES if name not in inputs]
         if missing:
             raise ValueError(f"ONNX model {path} lacks the inputs {missing} (it has {sorted(inputs)})")
         self.outputs: dict[str, str] = {
             node.name[: -len(LOGITS_SUFFIX)]: node.name
-            for node in self.session.get_outputs()
+            for node in session.get_outputs()
             if node.name.endswith(LOGITS_SUFFIX) and node.name != "logits"
         }
+        self._shapes = {node.name: node.shape for node in session.get_outputs()}
         if not self.outputs:
             raise ValueError(f"ONNX model {path} has no <task>_logits output")
         if one_sequence_at_a_time is None:
@@ -144,7 +146,10 @@ class OnnxBackend:
         ):
             raise ValueError(f"sequence_workers must be a positive integer, not {sequence_workers!r}")
         self.sequence_workers = sequence_workers or intra_op_num_threads or usable_cpus()
-        self._cut_sessions: dict[tuple[str, ...], object] = {}
+        # Main sessions by the tasks they run. The whole graph's, made here, is dropped when a call first
+        # runs a cut one, unless a call has run it: a process holds the sessions its calls use.
+        self._sessions: dict[tuple[str, ...], object] = {tuple(self.outputs): session}
+        self._whole_graph_used = False
         self._single_thread_sessions: dict[tuple[str, ...], object] = {}
         self._pool = None
         self._pool_pid: int | None = None
@@ -152,7 +157,7 @@ class OnnxBackend:
     @property
     def num_labels(self) -> dict[str, int | None]:
         """Classes of each task head, as the graph declares them (None where its last axis is symbolic)."""
-        shapes = {node.name: node.shape for node in self.session.get_outputs()}
+        shapes = self._shapes
         return {task: (shapes[name][-1] if isinstance(shapes[name][-1], int) else None) for task, name in self.outputs.items()}
 
     def check_heads(self, label_sets: Mapping[str, Sequence[str]]) -> None:
@@ -184,31 +189,67 @@ class OnnxBackend:
         return run_each_sequence_alone(run_one, input_ids, attention_mask, map_rows)
 
     def _session(self, tasks: tuple[str, ...], options=None):
-        """The InferenceSession of the graph cut to ``tasks``' outputs (the whole graph's for all of
-        them), with ``options`` (default: the main session's); a new one unless it is the main one."""
-        if options is None:
-            if tasks == tuple(self.outputs):
-                return self.session
-            if tasks not in self._cut_sessions:
-                self._cut_sessions[tasks] = self._session(tasks, self._options)
-            return self._cut_sessions[tasks]
-        ort = import_onnxruntime()
-        return ort.InferenceSession(self._graph_cut_to(tasks), options, providers=self.providers)
+        """The InferenceSession of the graph cut to ``tasks``' outputs (the whole graph for all of them),
+        with ``options`` (default: the main sessions', kept by task set; other options: a new session)."""
+        if options is not None:
+            return self._new_session(tasks, options)
+        whole = tuple(self.outputs)
+        if tasks == whole:
+            self._whole_graph_used = True
+        elif not self._whole_graph_used:
+            self._sessions.pop(whole, None)
+        if tasks not in self._sessions:
+            self._sessions[tasks] = self._new_session(tasks, self._options)
+        return self._sessions[tasks]
 
-    def _graph_cut_to(self, tasks: tuple[str, ...]) -> str | bytes:
-        """The graph with only ``tasks``' outputs and the nodes they need, serialised (the model file's
-        path for all of them, or where ``onnx`` is not installed)."""
+    def _new_session(self, tasks: tuple[str, ...], options):
+        """A new InferenceSession of the graph cut to ``tasks``' outputs."""
+        ort = import_onnxruntime()
+        cut = self._graph_cut_to(tasks)
+        if cut is None:
+            return ort.InferenceSession(str(self.path), options, providers=self.providers)
+        import tempfile
+
+        import onnx
+
+        # Made from a file: a session made from bytes keeps them as long as it lives.
+        with tempfile.TemporaryDirectory(prefix="hf_punctcase-") as folder:
+            onnx.save(cut, Path(folder) / ONNX_MODEL_FILE)
+            return ort.InferenceSession(str(Path(folder) / ONNX_MODEL_FILE), options, providers=self.providers)
+
+    def _graph_cut_to(self, tasks: tuple[str, ...]):
+        """The graph (an ``onnx.ModelProto``) with only ``tasks``' outputs and the nodes they read; None
+        for all of them, for a graph with subgraphs, or where ``onnx`` is not installed."""
         if tasks == tuple(self.outputs):
-            return str(self.path)
+            return None
         try:
             import onnx
-            from onnx.utils import Extractor
         except ImportError:
-            return str(self.path)
+            return None
+        # Cut in place: onnx.utils.Extractor infers shapes and copies the graph on the way, several
+        # copies of a 90 MB int8 graph at once, and ONNX Runtime runs every node whatever is read.
         model = onnx.load(str(self.path))
-        inputs = [node.name for node in model.graph.input]
-        cut = Extractor(model).extract_model(inputs, [self.outputs[task] for task in tasks])
-        return cut.SerializeToString()
+        graph = model.graph
+        if any(attribute.g.node or attribute.graphs for node in graph.node for attribute in node.attribute):
+            return None  # a node with subgraphs reads names its inputs do not list
+        kept = [output for output in graph.output if output.name in {self.outputs[task] for task in tasks}]
+        del graph.output[:]
+        graph.output.extend(kept)
+        needed = {output.name for output in kept}
+        nodes = []
+        for node in reversed(graph.node):  # nodes are stored in topological order
+            if needed.intersection(node.output):
+                nodes.append(node)
+                needed.update(name for name in node.input if name)
+        del graph.node[:]
+        graph.node.extend(reversed(nodes))
+        initializers = [tensor for tensor in graph.initializer if tensor.name in needed]
+        del graph.initializer[:]
+        graph.initializer.extend(initializers)
+        value_info = [info for info in graph.value_info if info.name in needed]
+        del graph.value_info[:]
+        graph.value_info.extend(value_info)
+        return model
 
     def _side_by_side_session(self, tasks: tuple[str, ...]):
         """The InferenceSession that sequences share when they run side by side (one thread per operator: the
