@@ -178,13 +178,13 @@ def _sentences(words: list[dict], text: str) -> list[dict]:
 
 def restore_with_spoken_punctuation(restore, inputs, is_split_into_words: bool, **options):
     """``spoken_punctuation=True`` for a restorer (the pipeline, the torch-free runtime): one
-    restoration that runs the spoken-command head (``return_commands``), then :func:`apply_commands`. ``restore(inputs, is_split_into_words, **options)`` is the
-    restorer's own call."""
+    restoration that runs the spoken-command head (``return_commands``), then :func:`apply_commands`.
+    ``restore(inputs, is_split_into_words, **options)`` is the restorer's own call."""
     items, single = parse_inputs(inputs, is_split_into_words)
     if not items:
         return []
     batch = [inputs] if single else list(inputs)
-    first = restore(inputs, is_split_into_words, **options, return_commands=True)
+    first = restore(inputs, is_split_into_words, **{**options, "return_commands": True})
     first = [first] if single else first
     tokens = [item.split() if isinstance(item, str) else list(item) for item in batch]
     results = [apply_commands(result, words) for result, words in zip(first, tokens)]

@@ -306,3 +306,9 @@ def test_subtitles_leave_out_command_words_and_cut_at_dictated_breaks(command_mo
     code = main(["subtitles", str(tmp_path / "talk.json"), "--model", command_model, "--spoken-punctuation"])
     out = capsys.readouterr().out
     assert code == 0 and "period" not in out.lower() and "question mark" not in out.lower()
+
+
+def test_spoken_punctuation_with_return_commands_too(command_model):
+    pipe = hf_punctcase.load_pipeline(command_model, dtype=torch.float32)
+    text = "the patient had chest pain period does it hurt"
+    assert pipe(text, spoken_punctuation=True, return_commands=True) == pipe(text, spoken_punctuation=True)

@@ -186,13 +186,14 @@ class JointTokenClassificationModel(JointTokenClassificationPreTrainedModel):
                 for task in hf_punctcase.tasks.tasks_of(config)])`.
             tasks (`Collection[str]`, *optional*):
                 The head tasks to run (default: all): a head left out is not computed, nor the command
-                branch for a left-out command head, and its logits are not in the output. Punctuation and casing
-                always run.
+                branch for a left-out command head, and its logits are not in the output. Punctuation
+                and casing always run.
         """
         labels = {PUNCTUATION.name: punct_labels, CASING.name: case_labels, **task_labels_from(kwargs)}
         if kwargs:
             raise TypeError(f"unexpected arguments: {sorted(kwargs)}")
-        if tasks is not None and any(name not in (PUNCTUATION.name, CASING.name, *tasks) for name in labels if labels[name] is not None):
+        left_out = [name for name, value in labels.items() if value is not None and tasks is not None and name not in tasks]
+        if any(name not in (PUNCTUATION.name, CASING.name) for name in left_out):
             raise ValueError(f"labels were given for a head left out of tasks={sorted(tasks)}")
         return_dict = return_dict if return_dict is not None else self.config.return_dict
         encoder_kwargs = {}
