@@ -188,11 +188,9 @@ class OnnxBackend:
 
         return run_each_sequence_alone(run_one, input_ids, attention_mask, map_rows)
 
-    def _session(self, tasks: tuple[str, ...], options=None):
-        """The InferenceSession of the graph cut to ``tasks``' outputs (the whole graph for all of them),
-        with ``options`` (default: the main sessions', kept by task set; other options: a new session)."""
-        if options is not None:
-            return self._new_session(tasks, options)
+    def _session(self, tasks: tuple[str, ...]):
+        """The main InferenceSession of the graph cut to ``tasks``' outputs (the whole graph for all of
+        them), kept by task set."""
         whole = tuple(self.outputs)
         if tasks == whole:
             self._whole_graph_used = True
@@ -265,7 +263,7 @@ class OnnxBackend:
             ort = import_onnxruntime()
             options = ort.SessionOptions()
             options.intra_op_num_threads = 1
-            self._single_thread_sessions[tasks] = self._session(tasks, options)
+            self._single_thread_sessions[tasks] = self._new_session(tasks, options)
         return self._single_thread_sessions[tasks]
 
 
