@@ -166,6 +166,48 @@ def test_quantization_aware_finetune_saves_a_plain_checkpoint_that_stores_as_it_
         finetune.main(["--encoder", tiny_encoder_dir, "--output_dir", str(tmp_path / "x"), "--quantization_aware_training", "--lora_r", "4"])
 
 
+def test_top_layers_reinitialised_and_layerwise_learning_rates(tiny_encoder_dir, corpus, tmp_path):
+    """The fixes for an encoder whose top layers make a segment's tokens alike: its last layers drawn
+    afresh, and each encoder layer's learning rate a factor below the one above it."""
+    from hf_punctcase.labels import LabelScheme
+    from hf_punctcase.training import ModelArguments
+    from hf_punctcase.training.model import build_model
+
+    encoder_weights = load_file(Path(tiny_encoder_dir) / "model.safetensors")
+    model, _, _ = build_model(ModelArguments(encoder=tiny_encoder_dir, reinitialize_top_layers=1), LabelScheme(), {})
+    weights = {f"encoder.{name}": tensor for name, tensor in encoder_weights.items()}
+    own = dict(model.named_parameters())
+    for name, stored in weights.items():
+        if name not in own or not name.endswith(".weight") or "LayerNorm" in name:
+            continue  # a random encoder's biases and layer norms start where fresh ones do
+        drawn_afresh = ".layer.1." in name
+        assert torch.equal(own[name].detach(), stored) != drawn_afresh, name
+    top = model.encoder.encoder.layer[1]
+    assert torch.equal(top.output.LayerNorm.weight, torch.ones_like(top.output.LayerNorm.weight))
+    assert not top.attention.self.query.bias.any()
+    with pytest.raises(ValueError, match="1 to 1 of the encoder's 2 layers, not 2"):
+        build_model(ModelArguments(encoder=tiny_encoder_dir, reinitialize_top_layers=2), LabelScheme(), {})
+    with pytest.raises(ValueError, match="not to a checkpoint"):
+        ModelArguments(model_name_or_path="default", reinitialize_top_layers=1)
+    with pytest.raises(ValueError, match=r"in \(0, 1\]"):
+        ModelArguments(encoder=tiny_encoder_dir, layer_learning_rate_decay=1.5)
+
+    final = finetune.main([
+        "--encoder", tiny_encoder_dir, "--output_dir", str(tmp_path / "run"), "--reinitialize_top_layers", "1",
+        "--layer_learning_rate_decay", "0.5", "--lr_scheduler_type", "constant", "--weight_decay", "0.01",
+        "--train_corpora", f"text:{corpus}", "--eval_corpora", f"text:{corpus}", "--model_card", "false", *TINY_TRAINING,
+    ])
+    assert json.loads((final / "training_summary.json").read_text())["global_step"] == 6
+    checkpoint = next((tmp_path / "run").glob("checkpoint-*"))
+    groups = torch.load(checkpoint / "optimizer.pt", weights_only=True)["param_groups"]
+    # The heads at the run's rate, the two layers at 1/2 and 1/4 of it, the embeddings at 1/8; weight
+    # decay on the weights the Trainer decays, none on biases and layer norms.
+    assert sorted({group["lr"] for group in groups}) == pytest.approx([1e-3 / 8, 1e-3 / 4, 1e-3 / 2, 1e-3])
+    assert {group["weight_decay"] for group in groups} == {0.0, 0.01}
+    trained = hf_punctcase.JointTokenClassificationModel.from_pretrained(final)
+    assert sum(len(group["params"]) for group in groups) == len(list(trained.parameters()))
+
+
 def test_lora_adapters_save_load_and_merge_with_identical_outputs(tiny_encoder_dir, corpus, tmp_path):
     from hf_punctcase.training.lora import load_lora
 

@@ -73,6 +73,21 @@ class ModelArguments:
         metadata={"help": "cnn_bilstm from scratch: config fields to change, e.g. hidden_size=256,dropout=0.3"},
     )
     num_encoder_layers: int | None = field(default=None, metadata={"help": "Keep the first k encoder layers."})
+    reinitialize_top_layers: int = field(
+        default=0,
+        metadata={
+            "help": "A new joint model: give the encoder's last N layers new weights (its own initialisation). The top "
+            "layers of an encoder trained for sentence embeddings make a segment's tokens alike."
+        },
+    )
+    layer_learning_rate_decay: float = field(
+        default=1.0,
+        metadata={
+            "help": "The joint transformer: layer-wise learning-rate decay. The heads train at --learning_rate, the "
+            "encoder's top layer at that times this factor, each layer below at the one above's times it again, the "
+            "embeddings last (1: one learning rate for all)."
+        },
+    )
     case_conditioning: str = field(default="punct_probs", metadata={"help": "punct_probs | none"})
     punct_loss_weight: float | None = field(
         default=None,
@@ -160,7 +175,8 @@ class ModelArguments:
         if self.model_family == "cnn_bilstm":
             heads = [(f"--{flag}", getattr(self, flag)) for flag in HEAD_FLAGS]
             for name, value in (("--encoder", self.encoder), ("--num_encoder_layers", self.num_encoder_layers),
-                                ("--lora_r", self.lora_r), *heads):
+                                ("--lora_r", self.lora_r), ("--reinitialize_top_layers", self.reinitialize_top_layers),
+                                ("--layer_learning_rate_decay", self.layer_learning_rate_decay != 1.0), *heads):
                 if value:
                     raise ValueError(f"{name} is for the joint transformer, not --model_family cnn_bilstm")
             if not self.model_name_or_path and not self.tokenizer_name_or_path:
@@ -170,6 +186,14 @@ class ModelArguments:
                 )
         elif self.config_overrides:
             raise ValueError("--config_overrides applies to --model_family cnn_bilstm trained from scratch")
+        if self.reinitialize_top_layers and self.model_name_or_path:
+            raise ValueError("--reinitialize_top_layers applies to a new model on --encoder, not to a checkpoint")
+        if self.reinitialize_top_layers < 0:
+            raise ValueError(f"--reinitialize_top_layers takes a number of layers, got {self.reinitialize_top_layers}")
+        if not 0.0 < self.layer_learning_rate_decay <= 1.0:
+            raise ValueError(f"--layer_learning_rate_decay must be in (0, 1], got {self.layer_learning_rate_decay}")
+        if self.layer_learning_rate_decay != 1.0 and self.lora_r:
+            raise ValueError("--layer_learning_rate_decay sets the encoder layers' rates: not with --lora_r, which freezes them")
         if self.trainable_parameters and self.lora_r:
             raise ValueError("--trainable_parameters and --lora_r both choose what trains: give one")
         if self.quantization_aware_training and self.lora_r:

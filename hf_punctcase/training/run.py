@@ -62,6 +62,7 @@ from .collator import DataCollatorForJointTokenClassification
 from .distillation import DistillationTrainer, label_with_teacher
 from .machine import describe_machine, fall_back_from_emulated_bf16
 from .model import prepared_model
+from .optimization import optimizer_cls_and_kwargs
 from .pools import check_files, load_dev_sets, tokenize_dev_set, training_mixture
 
 logger = logging.getLogger(__name__)
@@ -248,8 +249,8 @@ def make_trainer(
     summary_at_checkpoint: Callable[[TrainerState, float], dict],
 ) -> Trainer:
     """The Trainer of the run (the DistillationTrainer with a teacher): its callbacks (progress in words,
-    a record at each checkpoint, the wall-clock limit, early stopping) and its optimiser (torch Adam
-    with L2 decay for ``weight_decay_as_l2``, else the Trainer's AdamW)."""
+    a record at each checkpoint, the wall-clock limit, early stopping) and its optimiser
+    (:func:`~hf_punctcase.training.optimization.optimizer_cls_and_kwargs`)."""
     callbacks: list[TrainerCallback] = [
         TrainingProgress(words_per_example=words_per_example),
         CheckpointRecord(summary_at_checkpoint),
@@ -259,20 +260,10 @@ def make_trainer(
     if data_args.early_stopping_patience:
         callbacks.append(EarlyStoppingCallback(data_args.early_stopping_patience))
     trainer_class, trainer_kwargs = Trainer, {}
-    if model_args.weight_decay_as_l2:
-        trainer_kwargs["optimizer_cls_and_kwargs"] = (
-            torch.optim.Adam,
-            {
-                "lr": training_args.learning_rate,
-                "weight_decay": training_args.weight_decay,
-                "betas": (training_args.adam_beta1, training_args.adam_beta2),
-                "eps": training_args.adam_epsilon,
-            },
-        )
     if distillation is not None:
         trainer_class = DistillationTrainer
         trainer_kwargs.update(temperature=distillation.temperature, distill_weight=distillation.distill_weight)
-    return trainer_class(
+    trainer = trainer_class(
         model=model,
         args=training_args,
         train_dataset=train_tokens,
@@ -283,6 +274,11 @@ def make_trainer(
         callbacks=callbacks,
         **trainer_kwargs,
     )
+    # Set once the Trainer exists: which parameters weight decay spares is the Trainer's own choice.
+    trainer.optimizer_cls_and_kwargs = optimizer_cls_and_kwargs(
+        model, model_args, training_args, trainer.get_decay_parameter_names(model)
+    )
+    return trainer
 
 
 def save_final(

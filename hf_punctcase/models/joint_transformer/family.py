@@ -6,7 +6,7 @@ from ...labels import LabelScheme
 from ...tasks import DISFLUENCY
 from ..common.family import ModelFamily
 from .configuration import JointTokenClassificationConfig
-from .modeling import JointTokenClassificationModel
+from .modeling import JointTokenClassificationModel, reinitialize_top_layers
 
 #: What a card says the family is.
 ARCHITECTURE = (
@@ -28,7 +28,8 @@ def describe(config: dict) -> str:
 
 def new_model(model_args, scheme: LabelScheme, lexicon: dict[str, str], punct_loss_weight: float):
     """The joint model on a pretrained encoder (``--encoder``, its first ``--num_encoder_layers``
-    layers), with new heads; its tokenizer is the encoder's."""
+    layers, the last ``--reinitialize_top_layers`` of them given new weights), with new heads; its
+    tokenizer is the encoder's."""
     from transformers import AutoTokenizer
 
     from ...encoders import resolve_encoder
@@ -48,6 +49,8 @@ def new_model(model_args, scheme: LabelScheme, lexicon: dict[str, str], punct_lo
         **model_args.head_config(),
         case_loss_weight=model_args.case_loss_weight,
     )
+    if model_args.reinitialize_top_layers:
+        reinitialize_top_layers(model.encoder, model_args.reinitialize_top_layers)
     return model, AutoTokenizer.from_pretrained(source), str(source)
 
 

@@ -265,8 +265,29 @@ def encoder_layers(encoder: nn.Module) -> nn.ModuleList:
     and the like)."""
     stack = getattr(getattr(encoder, "encoder", None), "layer", None)
     if not isinstance(stack, nn.ModuleList):
-        raise ValueError(f"{type(encoder).__name__} has no encoder.layer stack for a command branch to copy")
+        raise ValueError(f"{type(encoder).__name__} has no encoder.layer stack of transformer layers")
     return stack
+
+
+@torch.no_grad()
+def reinitialize_top_layers(encoder: PreTrainedModel, count: int) -> None:
+    """Give the encoder's last ``count`` layers new weights, drawn as the encoder's own initialisation
+    draws them (linear weights normal with its ``initializer_range``, biases zero, layer norms the
+    identity). The top layers of an encoder trained for sentence embeddings by mean pooling make a
+    segment's tokens alike; a per-word tagger starts better from fresh layers than from those."""
+    layers = encoder_layers(encoder)
+    if not 0 < count < len(layers):
+        raise ValueError(f"can re-initialise 1 to {len(layers) - 1} of the encoder's {len(layers)} layers, not {count}")
+    std = getattr(encoder.config, "initializer_range", 0.02)
+    for layer in layers[-count:]:
+        for module in layer.modules():
+            if isinstance(module, nn.Linear):
+                nn.init.normal_(module.weight, mean=0.0, std=std)
+                if module.bias is not None:
+                    nn.init.zeros_(module.bias)
+            elif isinstance(module, nn.LayerNorm):
+                nn.init.ones_(module.weight)
+                nn.init.zeros_(module.bias)
 
 
 def top_layer_copies(encoder: nn.Module, count: int) -> nn.ModuleList:
@@ -346,6 +367,7 @@ def _encoder_from_pretrained(path: str | os.PathLike, config) -> PreTrainedModel
 __all__ = [
     "HeadAttention",
     "encoder_layers",
+    "reinitialize_top_layers",
     "top_layer_copies",
     "JointTokenClassificationModel",
     "JointTokenClassificationPreTrainedModel",
