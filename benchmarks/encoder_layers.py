@@ -3,28 +3,43 @@
 segments, lowercased and unpunctuated as ASR gives them), the mean cosine similarity between the hidden
 states of one segment's tokens, and the share of their variance that is not common to the segment, at
 the embeddings (layer 0) and after each layer. A sentence-embedding encoder trained for mean pooling
-(all-mpnet-base-v2) makes its last layers' tokens alike, which a per-word tagger has to undo.
+(all-mpnet-base-v2) makes its last layers' tokens alike, which a per-word tagger has to undo. The
+encoder of a joint checkpoint is measured as trained.
 
     python benchmarks/encoder_layers.py --encoder mpnet --segments 200 [--markdown layers.md]
+    python benchmarks/encoder_layers.py --encoder runs/accurate/mpnet12/checkpoint-300
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+from pathlib import Path
 
 import torch
-from transformers import AutoModel, AutoTokenizer
+from transformers import AutoModel, AutoTokenizer, PreTrainedModel, PreTrainedTokenizerBase
 
 from hf_punctcase.atomic_files import atomic_output
 from hf_punctcase.data import data_dir
 from hf_punctcase.encoders import resolve_encoder
 from hf_punctcase.labels import LabelScheme
+from hf_punctcase.models.joint_transformer import JointTokenClassificationConfig, JointTokenClassificationModel
 
 
-def layer_statistics(encoder_dir: str, segments: list[str], max_tokens: int = 256) -> tuple[list[float], list[float]]:
+def load_encoder(name_or_path: str) -> tuple[PreTrainedTokenizerBase, PreTrainedModel]:
+    """The tokenizer and encoder of a shipped encoder's name, an encoder folder, or a joint checkpoint."""
+    config_file = Path(name_or_path) / "config.json"
+    if config_file.is_file() and json.loads(config_file.read_text()).get("model_type") == JointTokenClassificationConfig.model_type:
+        encoder = JointTokenClassificationModel.from_pretrained(name_or_path, dtype=torch.float32).encoder
+        return AutoTokenizer.from_pretrained(name_or_path), encoder.eval()
+    folder = resolve_encoder(name_or_path)
+    return AutoTokenizer.from_pretrained(folder), AutoModel.from_pretrained(folder).eval()
+
+
+def layer_statistics(encoder_name_or_path: str, segments: list[str], max_tokens: int = 256) -> tuple[list[float], list[float]]:
     """Per layer (embeddings first): the mean pairwise cosine between a segment's token states, and the
     share of their squared norm left after removing the segment's mean state; both averaged over segments."""
-    tokenizer, encoder = AutoTokenizer.from_pretrained(encoder_dir), AutoModel.from_pretrained(encoder_dir).eval()
+    tokenizer, encoder = load_encoder(encoder_name_or_path)
     cosines: list[list[float]] = []
     own_shares: list[list[float]] = []
     with torch.inference_mode():
@@ -46,7 +61,7 @@ def layer_statistics(encoder_dir: str, segments: list[str], max_tokens: int = 25
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--encoder", default="mpnet", help="minilm, mpnet or an encoder folder")
+    parser.add_argument("--encoder", default="mpnet", help="minilm, mpnet, an encoder folder, or a joint checkpoint")
     parser.add_argument("--segments", type=int, default=200, help="IWSLT dev2010 segments to average over")
     parser.add_argument("--data-dir", default=None)
     parser.add_argument("--markdown", default=None, help="also write the table to this file")
@@ -55,7 +70,7 @@ def main() -> None:
     lines = (data_dir(args.data_dir) / "iwslt" / "dev2010_cased.txt").read_text(encoding="utf-8").splitlines()
     segments = [" ".join(scheme.parse(line).words) for line in lines]
     segments = [text for text in segments if len(text.split()) >= 2][: args.segments]
-    cosines, shares = layer_statistics(resolve_encoder(args.encoder), segments)
+    cosines, shares = layer_statistics(args.encoder, segments)
     table = "\n".join([
         "| layer | " + " | ".join(map(str, range(len(cosines)))) + " |",
         "|---" * (len(cosines) + 1) + "|",
