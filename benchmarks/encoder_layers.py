@@ -13,11 +13,10 @@ encoder of a joint checkpoint is measured as trained.
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 import torch
-from transformers import AutoModel, AutoTokenizer, PreTrainedModel, PreTrainedTokenizerBase
+from transformers import AutoConfig, AutoModel, AutoTokenizer, PreTrainedModel, PreTrainedTokenizerBase
 
 from hf_punctcase.atomic_files import atomic_output
 from hf_punctcase.data import data_dir
@@ -28,8 +27,7 @@ from hf_punctcase.models.joint_transformer import JointTokenClassificationConfig
 
 def load_encoder(name_or_path: str) -> tuple[PreTrainedTokenizerBase, PreTrainedModel]:
     """The tokenizer and encoder of a shipped encoder's name, an encoder folder, or a joint checkpoint."""
-    config_file = Path(name_or_path) / "config.json"
-    if config_file.is_file() and json.loads(config_file.read_text()).get("model_type") == JointTokenClassificationConfig.model_type:
+    if (Path(name_or_path) / "config.json").is_file() and isinstance(AutoConfig.from_pretrained(name_or_path), JointTokenClassificationConfig):
         encoder = JointTokenClassificationModel.from_pretrained(name_or_path, dtype=torch.float32).encoder
         return AutoTokenizer.from_pretrained(name_or_path), encoder.eval()
     folder = resolve_encoder(name_or_path)
