@@ -271,23 +271,19 @@ def encoder_layers(encoder: nn.Module) -> nn.ModuleList:
 
 @torch.no_grad()
 def reinitialize_top_layers(encoder: PreTrainedModel, count: int) -> None:
-    """Give the encoder's last ``count`` layers new weights, drawn as the encoder's own initialisation
-    draws them (linear weights normal with its ``initializer_range``, biases zero, layer norms the
-    identity). The top layers of an encoder trained for sentence embeddings by mean pooling make a
-    segment's tokens alike; a per-word tagger starts better from fresh layers than from those."""
+    """Give the encoder's last ``count`` layers new weights, drawn by the encoder's own initialisation
+    (its ``_init_weights``: for BERT or MPNet, linear weights normal with its ``initializer_range``,
+    biases zero, layer norms the identity). The top layers of an encoder trained for sentence
+    embeddings by mean pooling make a segment's tokens alike; a per-word tagger starts better from
+    fresh layers than from those."""
     layers = encoder_layers(encoder)
     if not 0 < count < len(layers):
         raise ValueError(f"can re-initialise 1 to {len(layers) - 1} of the encoder's {len(layers)} layers, not {count}")
-    std = getattr(encoder.config, "initializer_range", 0.02)
     for layer in layers[-count:]:
-        for module in layer.modules():
-            if isinstance(module, nn.Linear):
-                nn.init.normal_(module.weight, mean=0.0, std=std)
-                if module.bias is not None:
-                    nn.init.zeros_(module.bias)
-            elif isinstance(module, nn.LayerNorm):
-                nn.init.ones_(module.weight)
-                nn.init.zeros_(module.bias)
+        for parameter in layer.parameters():
+            # Loading marks every weight as set, and transformers' initialisation passes over those.
+            parameter._is_hf_initialized = False
+        layer.apply(encoder._init_weights)
 
 
 def top_layer_copies(encoder: nn.Module, count: int) -> nn.ModuleList:
