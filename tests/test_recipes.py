@@ -123,6 +123,69 @@ def test_a_resumed_run_whose_checkpoint_was_rotated_away_still_writes_its_record
     assert f"{summary['train_hours']:.1f} h" in training_records.stage_description(summary)
 
 
+def test_a_run_stopped_by_sigterm_saves_its_step_and_the_same_command_goes_on_from_it(tiny_encoder_dir, corpus, tmp_path):
+    """SIGTERM during training (a scheduler's stop, ``kill``) costs at most the step under way: the run saves
+    a checkpoint at the end of that step, writes no final model, says so in one line and exits with 143."""
+    out = tmp_path / "run"
+    args = [
+        "--encoder", tiny_encoder_dir, "--output_dir", str(out), "--resume_from_checkpoint", "latest",
+        "--train_corpora", f"text:{corpus}", "--eval_corpora", f"text:{corpus}", *TINY_TRAINING,
+        "--eval_steps", "1000", "--save_steps", "1000", "--logging_steps", "1",
+    ]
+    command = subprocess.Popen(
+        [sys.executable, str(RECIPES / "finetune.py"), *args, "--max_steps", "100000"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    try:
+        for line in command.stdout:  # the Trainer prints each log entry: training has begun
+            if "'loss'" in line:
+                break
+        command.terminate()
+        _, stderr = command.communicate(timeout=300)
+    finally:
+        command.kill()
+    assert command.returncode == 143, stderr
+    checkpoints = list(out.glob("checkpoint-*"))
+    assert len(checkpoints) == 1 and not (out / "final").exists()
+    step = int(checkpoints[0].name.split("-")[1])
+    assert 1 <= step < 1000
+    assert stderr.splitlines()[-1] == (
+        f"finetune.py: stopped by SIGTERM at step {step}: {checkpoints[0]} is saved; the same command goes on from it"
+    )
+    assert json.loads((checkpoints[0] / "trainer_state.json").read_text())["global_step"] == step
+    assert json.loads((checkpoints[0] / "training_summary.json").read_text())["global_step"] == step
+
+    final = finetune.main([*args, "--max_steps", str(step + 2)])
+    summary = json.loads((final / "training_summary.json").read_text())
+    assert summary["resumed_from_step"] == step and summary["global_step"] == step + 2
+
+
+def test_checkpoints_every_few_minutes_add_checkpoints_and_change_nothing_else(tiny_encoder_dir, corpus, tmp_path):
+    """--checkpoint_minutes saves between the scheduled checkpoints; the run's losses, evaluations and
+    weights are those of the run without it, and SIGTERM has its own handler back after training."""
+    import signal
+
+    handler = signal.getsignal(signal.SIGTERM)
+    scheduled = [a for a in TINY_TRAINING if a not in ("--save_total_limit", "1")]
+    args = [
+        "--encoder", tiny_encoder_dir, "--train_corpora", f"text:{corpus}", "--eval_corpora", f"text:{corpus}",
+        *scheduled, "--max_steps", "4", "--eval_steps", "2", "--save_steps", "2", "--logging_steps", "1",
+    ]
+    plain = finetune.main([*args, "--output_dir", str(tmp_path / "plain")])
+    timed = finetune.main([*args, "--output_dir", str(tmp_path / "timed"), "--checkpoint_minutes", "1e-9"])
+    steps = {run: sorted(int(c.name.split("-")[1]) for c in (tmp_path / run).glob("checkpoint-*")) for run in ("plain", "timed")}
+    assert steps == {"plain": [2, 4], "timed": [1, 2, 3, 4]}
+    history = {
+        run: [{k: v for k, v in entry.items() if k == "step" or "loss" in k or "f1" in k} for entry in
+              json.loads((folder / "training_summary.json").read_text())["log_history"]]
+        for run, folder in (("plain", plain), ("timed", timed))
+    }
+    assert history["plain"] == history["timed"] and any("eval_loss" in entry for entry in history["plain"])
+    plain_weights, timed_weights = _weights(plain), _weights(timed)
+    assert all(torch.equal(plain_weights[name], timed_weights[name]) for name in plain_weights)
+    assert signal.getsignal(signal.SIGTERM) is handler
+
+
 def test_finetune_from_the_embedded_default_on_the_users_text_and_dev_file(corpus, tmp_path):
     """`default` is the model shipped in the package (no Hub); with a validation file every document of
     the user's text trains, and the file is the dev set."""

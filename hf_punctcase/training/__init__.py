@@ -21,7 +21,14 @@ from .arguments import (
     RecipeArgumentError,
     run_recipe,
 )
-from .callbacks import CheckpointRecord, TrainingProgress, WallClockLimit
+from .callbacks import (
+    CheckpointEveryMinutes,
+    CheckpointRecord,
+    StopOnTerminate,
+    TrainingProgress,
+    TrainingStopped,
+    WallClockLimit,
+)
 from .collator import DataCollatorForJointTokenClassification
 from .distillation import DistillationTrainer, add_teacher_logits, label_with_teacher
 from .mlm import (
@@ -42,6 +49,7 @@ from .two_stage import run_stages, stage_arguments, stage_names
 
 __all__ = [
     "TEXT_SPLITS",
+    "CheckpointEveryMinutes",
     "CheckpointRecord",
     "DataArguments",
     "DataCollatorForJointTokenClassification",
@@ -51,9 +59,11 @@ __all__ = [
     "MaskedPositionsTrainer",
     "MlmArguments",
     "ModelArguments",
+    "StopOnTerminate",
     "TrainingMixture",
     "TrainingPools",
     "TrainingProgress",
+    "TrainingStopped",
     "WallClockLimit",
     "add_teacher_logits",
     "build_model",

@@ -18,6 +18,7 @@ config with only the keys this one names changed (:func:`load_config`).
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -272,6 +273,14 @@ class DataArguments:
     max_train_minutes: float | None = field(
         default=None, metadata={"help": "Stop (then evaluate and save) after this much training time."}
     )
+    checkpoint_minutes: float | None = field(
+        default=None,
+        metadata={
+            "help": "Also save a checkpoint whenever this many minutes of training have passed since the last one, "
+            "so that a run with slow steps loses no more than that when it is stopped; evaluations, the schedule "
+            "and the data order stay those of --save_steps alone."
+        },
+    )
     early_stopping_patience: int | None = field(default=None, metadata={"help": "Evaluations without improvement."})
     model_card: bool = field(default=True, metadata={"help": "Evaluate the final model through the pipeline and write its card."})
     training_machine: str | None = field(
@@ -425,13 +434,19 @@ def _unknown(given: str, names: Sequence[str], what: str) -> str:
 
 def run_recipe(main: Callable[[list[str] | None], object], argv: list[str] | None = None) -> int:
     """A recipe's ``main`` as a command: a fault the user can fix (a bad option, a file that is not
-    there, a checkpoint that cannot be used) is one line on stderr and exit status 2, not a traceback."""
+    there, a checkpoint that cannot be used) is one line on stderr and exit status 2, not a traceback; a
+    run stopped by SIGTERM says which checkpoint it saved and exits with 143 (128 + SIGTERM), as a
+    process ended by that signal does."""
     from ..faults import CheckpointError, one_line
+    from .callbacks import TrainingStopped
 
+    prog = Path(sys.argv[0]).name or "recipe"
     try:
         main(argv)
     except (RecipeArgumentError, FileNotFoundError, CheckpointError) as error:
-        prog = Path(sys.argv[0]).name or "recipe"
         print(f"{prog}: error: {one_line(error)}", file=sys.stderr)
         return 2
+    except TrainingStopped as stopped:
+        print(f"{prog}: {stopped}", file=sys.stderr)
+        return 128 + signal.SIGTERM
     return 0

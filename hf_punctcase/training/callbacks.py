@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import signal
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -30,6 +32,72 @@ class WallClockLimit(TrainerCallback):
             control.should_evaluate = args.eval_strategy != "no"
             control.should_save = args.save_strategy != "no"
         return control
+
+
+class CheckpointEveryMinutes(TrainerCallback):
+    """Saves a checkpoint once ``minutes`` of training have passed since the last one (or since the leg
+    began), besides the checkpoints of the save strategy: where a step is slow, a run stopped at any moment
+    loses no more than that. It only adds checkpoints: evaluations, the learning-rate schedule and the data
+    order are those of the run without it, and so is a run resumed from one of them."""
+
+    def __init__(self, minutes: float):
+        self.seconds = minutes * 60
+        self.last_save: float | None = None
+
+    def on_train_begin(self, args: TrainingArguments, state: TrainerState, control: TrainerControl, **kwargs):
+        self.last_save = time.monotonic()
+
+    def on_step_end(self, args: TrainingArguments, state: TrainerState, control: TrainerControl, **kwargs):
+        if self.last_save is not None and time.monotonic() - self.last_save >= self.seconds:
+            control.should_save = True
+        return control
+
+    def on_save(self, args: TrainingArguments, state: TrainerState, control: TrainerControl, **kwargs):
+        self.last_save = time.monotonic()
+
+
+class StopOnTerminate(TrainerCallback):
+    """Turns SIGTERM (what ``kill``, batch schedulers and container stops send) during training into a
+    checkpoint at the end of the current step and the end of training, so that the same command goes on
+    from that step instead of from the last scheduled checkpoint. ``step`` is the step training stopped
+    at, or None while no SIGTERM came. Outside the main thread, where Python cannot take signals, and
+    outside ``train()``, SIGTERM keeps its own handler."""
+
+    def __init__(self):
+        self.step: int | None = None
+        self._requested = False
+        self._previous_handler = None
+
+    def _request(self, signum, frame):
+        self._requested = True
+
+    def on_train_begin(self, args: TrainingArguments, state: TrainerState, control: TrainerControl, **kwargs):
+        if threading.current_thread() is threading.main_thread():
+            self._previous_handler = signal.signal(signal.SIGTERM, self._request)
+
+    def on_step_end(self, args: TrainingArguments, state: TrainerState, control: TrainerControl, **kwargs):
+        if self._requested and self.step is None:
+            self.step = state.global_step
+            control.should_save = True
+            control.should_training_stop = True
+        return control
+
+    def on_train_end(self, args: TrainingArguments, state: TrainerState, control: TrainerControl, **kwargs):
+        if self._previous_handler is not None:
+            signal.signal(signal.SIGTERM, self._previous_handler)
+            self._previous_handler = None
+            if self._requested and self.step is None:
+                # It came after the last step: training is over, and what remains is not kept from it.
+                signal.raise_signal(signal.SIGTERM)
+
+
+class TrainingStopped(Exception):
+    """Training ended on SIGTERM with a checkpoint (``checkpoint``, at ``step``), not at its end: no final
+    model is saved, and the same command goes on from that checkpoint."""
+
+    def __init__(self, step: int, checkpoint: Path):
+        super().__init__(f"stopped by SIGTERM at step {step}: {checkpoint} is saved; the same command goes on from it")
+        self.step, self.checkpoint = step, checkpoint
 
 
 #: What :class:`TrainingProgress` writes into each log entry.

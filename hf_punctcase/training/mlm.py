@@ -37,6 +37,7 @@ from transformers import (
     set_seed,
 )
 
+from ..atomic_files import atomic_write_text
 from ..data import CorpusSpec, cap_words, load_unlabeled_dataset, weighted_mix
 from ..encoders import resolve_encoder
 from ..labels import IGNORE_INDEX, LabelScheme
@@ -254,6 +255,6 @@ def run_mlm_adaptation(args: MlmArguments, training_args: TrainingArguments, com
         "resumed_from_step": resumed_from_step,
         "loss_curve": [(e["step"], e["loss"]) for e in trainer.state.log_history if "loss" in e],
     }
-    (final / "mlm_summary.json").write_text(json.dumps(summary, indent=2))
+    atomic_write_text(final / "mlm_summary.json", json.dumps(summary, indent=2))
     logger.info("saved %s", final)
     return final

@@ -45,6 +45,7 @@ from transformers import (
 )
 from transformers.trainer_utils import PREFIX_CHECKPOINT_DIR
 
+from ..atomic_files import atomic_write_text
 from ..cards.checkpoint import card_for_checkpoint
 from ..cards.training_records import TRAINING_RECORD, checkpoint_step
 from ..data import CorpusSpec, count_words
@@ -57,7 +58,16 @@ from ..restoration import DEFAULT_CONTEXT_WORDS, DEFAULT_WINDOW_WORDS
 from ..tasks import tasks_of
 from ..tokenization import tokenize_dataset
 from .arguments import DataArguments, DistillationArguments, ModelArguments
-from .callbacks import CheckpointRecord, TrainingProgress, WallClockLimit, latest_evaluation, recorded_progress
+from .callbacks import (
+    CheckpointEveryMinutes,
+    CheckpointRecord,
+    StopOnTerminate,
+    TrainingProgress,
+    TrainingStopped,
+    WallClockLimit,
+    latest_evaluation,
+    recorded_progress,
+)
 from .collator import DataCollatorForJointTokenClassification
 from .distillation import DistillationTrainer, label_with_teacher
 from .machine import describe_machine, fall_back_from_emulated_bf16
@@ -143,6 +153,9 @@ def run(
     start = time.time()
     trainer.train(resume_from_checkpoint=training_args.resume_from_checkpoint)
     train_seconds = time.time() - start
+    stop = next(callback for callback in trainer.callback_handler.callbacks if isinstance(callback, StopOnTerminate))
+    if stop.step is not None:
+        raise TrainingStopped(stop.step, Path(training_args.output_dir) / f"{PREFIX_CHECKPOINT_DIR}-{stop.step}")
     metrics = trainer.evaluate() if training_args.eval_strategy != "no" else {}
     return save_final(
         trainer, tokenizer, model_args, data_args, training_args, training_summary(trainer.state, train_seconds, metrics),
@@ -249,12 +262,16 @@ def make_trainer(
     summary_at_checkpoint: Callable[[TrainerState, float], dict],
 ) -> Trainer:
     """The Trainer of the run (the DistillationTrainer with a teacher): its callbacks (progress in words,
-    a record at each checkpoint, the wall-clock limit, early stopping) and its optimiser
+    a record at each checkpoint, a checkpoint and a stop on SIGTERM, checkpoints every
+    ``checkpoint_minutes``, the wall-clock limit, early stopping) and its optimiser
     (:func:`~hf_punctcase.training.optimization.optimizer_cls_and_kwargs`)."""
     callbacks: list[TrainerCallback] = [
         TrainingProgress(words_per_example=words_per_example),
         CheckpointRecord(summary_at_checkpoint),
+        StopOnTerminate(),
     ]
+    if data_args.checkpoint_minutes:
+        callbacks.append(CheckpointEveryMinutes(data_args.checkpoint_minutes))
     if data_args.max_train_minutes:
         callbacks.append(WallClockLimit(data_args.max_train_minutes))
     if data_args.early_stopping_patience:
@@ -309,9 +326,9 @@ def save_final(
     if data_args.model_card:
         restorer = pipeline("punct-case", model=str(final))
         summary["pipeline_dev"] = {name: evaluate_dataset(restorer, dev) for name, dev in dev_parts.items()}
-    (final / TRAINING_RECORD).write_text(json.dumps(summary, indent=2))
+    atomic_write_text(final / TRAINING_RECORD, json.dumps(summary, indent=2))
     hub_id = training_args.hub_model_id if training_args.push_to_hub else None
-    (final / "README.md").write_text(card_for_checkpoint(final, repo_id=hub_id))
+    atomic_write_text(final / "README.md", card_for_checkpoint(final, repo_id=hub_id))
     if hub_id:
         push_to_hub(final, hub_id, private=training_args.hub_private_repo, token=training_args.hub_token)
     logger.info("saved %s", final)

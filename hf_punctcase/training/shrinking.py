@@ -28,6 +28,7 @@ from pathlib import Path
 import torch
 from transformers import AutoTokenizer, PreTrainedTokenizerBase
 
+from ..atomic_files import atomic_write_text
 from ..data import CorpusSpec
 from ..encoders import resolve_encoder
 from ..labels import LabelScheme
@@ -123,9 +124,9 @@ def shrink_tokenizer(tokenizer: PreTrainedTokenizerBase, keep_ids: list[int], ou
     for added in state["added_tokens"]:
         added["id"] = new_id[added["id"]]
     _remap_post_processor(state.get("post_processor"), new_id)
-    (output_dir / "tokenizer.json").write_text(json.dumps(state, ensure_ascii=False), encoding="utf-8")
+    atomic_write_text(output_dir / "tokenizer.json", json.dumps(state, ensure_ascii=False))
     # The slow tokenizer reads vocab.txt: the same tokens, one per line in id order.
-    (output_dir / "vocab.txt").write_text("".join(f"{token}\n" for token in old_tokens), encoding="utf-8")
+    atomic_write_text(output_dir / "vocab.txt", "".join(f"{token}\n" for token in old_tokens))
     source = Path(tokenizer.name_or_path)
     for name in _TOKENIZER_FILES:
         if (source / name).is_file():
