@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """A training run's dev F1 curve as a Markdown table: each evaluation's step, words seen, hours (wall
-clock and CPU core-hours, summed over every leg of a run stopped and resumed), the training loss and the
-dev F1 of each task.
+clock and CPU core-hours, summed over every leg of a run stopped and resumed), the learning rate, the
+training and dev losses, and the dev F1 of each task.
 
     python recipes/training_curve.py runs/cnn_bilstm/long            # a run folder: its newest checkpoint
     python recipes/training_curve.py runs/cnn_bilstm/long --json curve.json

@@ -97,6 +97,7 @@ def test_a_resumed_run_whose_checkpoint_was_rotated_away_still_writes_its_record
         "--train_corpora", f"text:{corpus}=2", "--eval_corpora", f"text:{corpus}", *no_best,
     ]
     args += ["--eval_with_context", "false"]  # the dev set in sentence chunks of --window_words, no context
+    args += ["--logging_steps", "1"]
     finetune.main([*args, "--max_steps", "3"])  # the last value of a repeated flag wins
     assert (tmp_path / "run" / "checkpoint-3").is_dir()
     final = finetune.main([*args, "--resume_from_checkpoint", str(tmp_path / "run" / "checkpoint-3")])
@@ -117,8 +118,12 @@ def test_a_resumed_run_whose_checkpoint_was_rotated_away_still_writes_its_record
     points = training_curve(tmp_path / "run")
     assert [p.step for p in points] == [3, 6, 6] and points[-1].train_hours == summary["train_hours"]
     assert points[0].words_seen == first_leg["words_seen"] and 0.0 <= points[0].dev_f1["punct"] <= 1.0
+    evaluation = next(e for e in summary["log_history"] if e["step"] == 3 and "eval_loss" in e)
+    trained = [e for e in summary["log_history"] if e["step"] <= 3 and "learning_rate" in e][-1]
+    assert points[0].dev_loss == float(evaluation["eval_loss"]) and points[0].learning_rate == float(trained["learning_rate"])
     table = training_curve_recipe.main([str(tmp_path / "run"), "--json", str(tmp_path / "curve.json")])
     assert table.splitlines()[0].startswith("| step | words seen | hours |") and len(table.splitlines()) == 5
+    assert f"| {float(trained['learning_rate']):.3g} |" in table.splitlines()[2]
     assert json.loads((tmp_path / "curve.json").read_text())[1]["words_seen"] == points[1].words_seen
     assert f"{summary['train_hours']:.1f} h" in training_records.stage_description(summary)
 

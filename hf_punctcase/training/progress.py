@@ -28,8 +28,9 @@ _OVERALL_F1 = re.compile(r"^eval_(?P<task>\w+?)_overall_f1$")
 
 @dataclass
 class CurvePoint:
-    """One evaluation of a run: its step, what the run had trained by then, and dev F1 by task
-    (``{"punct": 0.61, "case": 0.77}``)."""
+    """One evaluation of a run: its step, what the run had trained by then, dev F1 by task
+    (``{"punct": 0.61, "case": 0.77}``), the dev loss, and the learning rate of the newest training log
+    entry (a schedule that cuts the rate when the dev loss stalls shows where it did)."""
 
     step: int
     words_seen: int | None
@@ -38,6 +39,8 @@ class CurvePoint:
     loss: float | None
     hours_since_step: int = 0
     dev_f1: dict[str, float] = field(default_factory=dict)
+    dev_loss: float | None = None
+    learning_rate: float | None = None
 
 
 def _history_of(folder: Path) -> list[dict] | None:
@@ -67,11 +70,13 @@ def training_curve(path: str | os.PathLike) -> list[CurvePoint]:
     recorded = [entry for entry in history if "words_seen" in entry and entry.get("step")]
     words_per_step = recorded[-1]["words_seen"] / recorded[-1]["step"] if recorded else None
     points: list[CurvePoint] = []
-    loss = None
-    # Entries of one step (a training loss, then an evaluation) share their step: carry the loss forward.
+    loss = learning_rate = None
+    # Entries of one step (a training loss, then an evaluation) share their step: carry the loss and the
+    # learning rate forward.
     for entry in history:
         if "loss" in entry:
             loss = entry["loss"]
+        learning_rate = entry.get("learning_rate", learning_rate)
         dev_f1 = {m["task"]: float(v) for k, v in entry.items() if (m := _OVERALL_F1.match(k))}
         if not dev_f1:
             continue
@@ -81,8 +86,14 @@ def training_curve(path: str | os.PathLike) -> list[CurvePoint]:
             words = round(step * words_per_step)
         points.append(CurvePoint(
             step, words, entry.get("train_hours"), entry.get("train_cpu_hours"), loss, entry.get("hours_since_step", 0), dev_f1,
+            _number(entry.get("eval_loss")), _number(learning_rate),
         ))
     return points
+
+
+def _number(value) -> float | None:
+    # The Trainer logs some values as strings when it rounds them for printing.
+    return None if value is None else float(value)
 
 
 def curve_markdown(points: list[CurvePoint]) -> str:
@@ -93,14 +104,15 @@ def curve_markdown(points: list[CurvePoint]) -> str:
         return "–" if value is None else format(value, spec)
 
     lines = [
-        "| step | words seen | hours | CPU core-hours | training loss | " + " | ".join(f"dev {t} F1" for t in tasks) + " |",
-        "|---:" * (5 + len(tasks)) + "|",
+        "| step | words seen | hours | CPU core-hours | learning rate | training loss | dev loss | "
+        + " | ".join(f"dev {t} F1" for t in tasks) + " |",
+        "|---:" * (7 + len(tasks)) + "|",
     ]
     for point in points:
         words = "–" if point.words_seen is None else f"{point.words_seen / 1e6:.2f}M"
         lines.append(
             f"| {point.step:,} | {words} | {cell(point.train_hours, '.2f')} | {cell(point.train_cpu_hours, '.2f')} "
-            f"| {cell(point.loss, '.4f')} | "
+            f"| {cell(point.learning_rate, '.3g')} | {cell(point.loss, '.4f')} | {cell(point.dev_loss, '.4f')} | "
             + " | ".join(cell(None if t not in point.dev_f1 else 100 * point.dev_f1[t], ".1f") for t in tasks)
             + " |"
         )
