@@ -257,3 +257,45 @@ def test_head_flags_give_the_joint_transformer_its_heads_from_a_checkpoint_or_an
     assert head_tasks(plain.config) == () and "command_loss_weight" not in plain.config.to_diff_dict()
     with pytest.raises(ValueError, match="--paragraph_head is for the joint transformer, not a cnn_bilstm_punct_case checkpoint"):
         build_model(ModelArguments(model_name_or_path=tiny_cnn_dir, paragraph_head=True), scheme, {})
+
+
+def test_sigterm_during_training_asks_for_a_checkpoint_and_a_stop_and_its_handler_comes_back(tmp_path):
+    """The real signal, in this process: during training it only marks a stop at the end of the step;
+    after training (or when train() raised, through ``restore``) SIGTERM has its own handler again, and
+    a SIGTERM that came after the last step reaches that handler."""
+    import signal
+
+    from transformers import TrainerControl, TrainerState
+
+    from hf_punctcase.training import StopOnTerminate
+
+    received = []
+    previous = signal.signal(signal.SIGTERM, lambda signum, frame: received.append(signum))
+    try:
+        args, state = TrainingArguments(output_dir=str(tmp_path), report_to="none", use_cpu=True), TrainerState()
+        stop, control = StopOnTerminate(), TrainerControl()
+        stop.on_train_begin(args, state, control)
+        state.global_step = 7
+        stop.on_step_end(args, state, control)
+        assert not control.should_save and not control.should_training_stop and stop.step is None
+        signal.raise_signal(signal.SIGTERM)
+        state.global_step = 8
+        stop.on_step_end(args, state, control)
+        assert control.should_save and control.should_training_stop and stop.step == 8 and received == []
+        stop.on_train_end(args, state, control)
+        signal.raise_signal(signal.SIGTERM)
+        assert received == [signal.SIGTERM]
+
+        late = StopOnTerminate()
+        late.on_train_begin(args, state, TrainerControl())
+        signal.raise_signal(signal.SIGTERM)  # after the last step's end: training is over
+        late.on_train_end(args, state, TrainerControl())
+        assert late.step is None and received == [signal.SIGTERM] * 2
+
+        crashed = StopOnTerminate()
+        crashed.on_train_begin(args, state, TrainerControl())
+        crashed.restore()  # what run() does when train() raises
+        signal.raise_signal(signal.SIGTERM)
+        assert received == [signal.SIGTERM] * 3
+    finally:
+        signal.signal(signal.SIGTERM, previous)

@@ -66,6 +66,7 @@ class StopOnTerminate(TrainerCallback):
     def __init__(self):
         self.step: int | None = None
         self._requested = False
+        self._installed = False
         self._previous_handler = None
 
     def _request(self, signum, frame):
@@ -74,6 +75,7 @@ class StopOnTerminate(TrainerCallback):
     def on_train_begin(self, args: TrainingArguments, state: TrainerState, control: TrainerControl, **kwargs):
         if threading.current_thread() is threading.main_thread():
             self._previous_handler = signal.signal(signal.SIGTERM, self._request)
+            self._installed = True
 
     def on_step_end(self, args: TrainingArguments, state: TrainerState, control: TrainerControl, **kwargs):
         if self._requested and self.step is None:
@@ -83,12 +85,17 @@ class StopOnTerminate(TrainerCallback):
         return control
 
     def on_train_end(self, args: TrainingArguments, state: TrainerState, control: TrainerControl, **kwargs):
-        if self._previous_handler is not None:
-            signal.signal(signal.SIGTERM, self._previous_handler)
-            self._previous_handler = None
-            if self._requested and self.step is None:
-                # It came after the last step: training is over, and what remains is not kept from it.
-                signal.raise_signal(signal.SIGTERM)
+        self.restore()
+        if self._requested and self.step is None:
+            # It came after the last step: training is over, and what remains is not kept from it.
+            signal.raise_signal(signal.SIGTERM)
+
+    def restore(self) -> None:
+        """Give SIGTERM back its own handler; also where ``train()`` raised before it ended."""
+        if self._installed:
+            # None: the handler was set outside Python, which cannot be put back; the default is the nearest.
+            signal.signal(signal.SIGTERM, signal.SIG_DFL if self._previous_handler is None else self._previous_handler)
+            self._installed, self._previous_handler = False, None
 
 
 class TrainingStopped(Exception):

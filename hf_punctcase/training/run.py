@@ -150,10 +150,13 @@ def run(
         words_per_example=record["train_words"] / len(train_tokens),
         summary_at_checkpoint=lambda state, seconds: training_summary(state, seconds, latest_evaluation(state.log_history)),
     )
-    start = time.time()
-    trainer.train(resume_from_checkpoint=training_args.resume_from_checkpoint)
-    train_seconds = time.time() - start
     stop = next(callback for callback in trainer.callback_handler.callbacks if isinstance(callback, StopOnTerminate))
+    start = time.time()
+    try:
+        trainer.train(resume_from_checkpoint=training_args.resume_from_checkpoint)
+    finally:
+        stop.restore()
+    train_seconds = time.time() - start
     if stop.step is not None:
         raise TrainingStopped(stop.step, Path(training_args.output_dir) / f"{PREFIX_CHECKPOINT_DIR}-{stop.step}")
     metrics = trainer.evaluate() if training_args.eval_strategy != "no" else {}
