@@ -70,8 +70,8 @@ def training_record(folder: Path) -> dict | None:
 
 
 def stage_description(summary: dict) -> str:
-    """A training stage in words, for the card's training time: steps, time, epochs and words seen, and
-    the teacher it was distilled from."""
+    """A training stage in words, for the card's training time: steps, time, epochs and words seen, the
+    teacher it was distilled from, and the checkpoints its weights average."""
     epoch = summary.get("epoch", (summary.get("dev_metrics") or {}).get("epoch"))
     text = _timed_steps(summary)
     if epoch is not None:
@@ -82,6 +82,9 @@ def stage_description(summary: dict) -> str:
             f", distilled from {record['teacher']} (temperature {record['temperature']:g}, soft-target weight "
             f"{record['distill_weight']:g})"
         )
+    if summary.get("averaged_checkpoints"):
+        steps = ", ".join(f"{entry['step']:,}" for entry in summary["averaged_checkpoints"])
+        text += f"; the weights are the mean of the run's checkpoints at steps {steps}"
     return text
 
 

@@ -1,6 +1,7 @@
 """Training the joint model: the arguments and run of finetuning, distillation, two-stage finetuning and
 MLM adaptation (the recipes in recipes/ are command lines over these), and their parts: the collator,
-the trainers (distillation, masked-position MLM), LoRA, encoder shrinking and external-text sampling.
+the trainers (distillation, masked-position MLM), LoRA, checkpoint averaging, encoder shrinking and
+external-text sampling.
 
     from transformers import TrainingArguments
     from hf_punctcase.training import DataArguments, ModelArguments, run
@@ -21,9 +22,11 @@ from .arguments import (
     RecipeArgumentError,
     run_recipe,
 )
+from .averaging import KEPT_MODELS_DIR, average_checkpoints, keep_checkpoint_model, run_checkpoints
 from .callbacks import (
     CheckpointEveryMinutes,
     CheckpointRecord,
+    KeepCheckpointModels,
     StopOnTerminate,
     TrainingProgress,
     TrainingStopped,
@@ -48,6 +51,7 @@ from .shrinking import corpus_word_counts, shrink_encoder, shrink_for_corpora, s
 from .two_stage import run_stages, stage_arguments, stage_names
 
 __all__ = [
+    "KEPT_MODELS_DIR",
     "TEXT_SPLITS",
     "CheckpointEveryMinutes",
     "CheckpointRecord",
@@ -56,6 +60,7 @@ __all__ = [
     "DataCollatorForPunctuationMasking",
     "DistillationArguments",
     "DistillationTrainer",
+    "KeepCheckpointModels",
     "MaskedPositionsTrainer",
     "MlmArguments",
     "ModelArguments",
@@ -66,10 +71,12 @@ __all__ = [
     "TrainingStopped",
     "WallClockLimit",
     "add_teacher_logits",
+    "average_checkpoints",
     "build_model",
     "corpus_word_counts",
     "describe_machine",
     "freeze_except",
+    "keep_checkpoint_model",
     "label_with_teacher",
     "load_config",
     "load_dev_sets",
@@ -82,6 +89,7 @@ __all__ = [
     "run_recipe",
     "render_texts",
     "run",
+    "run_checkpoints",
     "run_mlm_adaptation",
     "run_stages",
     "sample_external",

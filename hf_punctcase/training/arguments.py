@@ -281,6 +281,14 @@ class DataArguments:
             "and the data order stay those of --save_steps alone."
         },
     )
+    keep_checkpoint_models: bool = field(
+        default=False,
+        metadata={
+            "help": "Also keep the model of every checkpoint (weights, config, tokenizer, record; no optimiser "
+            "state) in OUTPUT/checkpoint_models/, which --save_total_limit does not rotate: the checkpoints to "
+            "average with recipes/average_checkpoints.py."
+        },
+    )
     early_stopping_patience: int | None = field(default=None, metadata={"help": "Evaluations without improvement."})
     model_card: bool = field(default=True, metadata={"help": "Evaluate the final model through the pipeline and write its card."})
     training_machine: str | None = field(

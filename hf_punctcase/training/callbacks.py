@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import threading
 import time
@@ -14,6 +15,7 @@ from transformers.trainer_utils import PREFIX_CHECKPOINT_DIR
 
 from ..atomic_files import atomic_write_text
 from ..cards.training_records import TRAINING_RECORD
+from .averaging import keep_checkpoint_model
 
 
 class WallClockLimit(TrainerCallback):
@@ -54,6 +56,21 @@ class CheckpointEveryMinutes(TrainerCallback):
 
     def on_save(self, args: TrainingArguments, state: TrainerState, control: TrainerControl, **kwargs):
         self.last_save = time.monotonic()
+
+
+class KeepCheckpointModels(TrainerCallback):
+    """Keeps the model of every checkpoint the Trainer saves (all but its optimiser state) in
+    ``models_dir/checkpoint-N``, which ``save_total_limit`` does not rotate: the checkpoints to average
+    (:func:`~hf_punctcase.training.averaging.average_checkpoints`) or to evaluate after the run. Put it
+    after :class:`CheckpointRecord`, so that the kept models hold the record too."""
+
+    def __init__(self, models_dir: str | os.PathLike):
+        self.models_dir = Path(models_dir)
+
+    def on_save(self, args: TrainingArguments, state: TrainerState, control: TrainerControl, **kwargs):
+        folder = Path(args.output_dir) / f"{PREFIX_CHECKPOINT_DIR}-{state.global_step}"
+        if state.is_world_process_zero and folder.is_dir():
+            keep_checkpoint_model(folder, self.models_dir)
 
 
 class StopOnTerminate(TrainerCallback):

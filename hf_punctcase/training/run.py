@@ -58,9 +58,11 @@ from ..restoration import DEFAULT_CONTEXT_WORDS, DEFAULT_WINDOW_WORDS
 from ..tasks import tasks_of
 from ..tokenization import tokenize_dataset
 from .arguments import DataArguments, DistillationArguments, ModelArguments
+from .averaging import KEPT_MODELS_DIR
 from .callbacks import (
     CheckpointEveryMinutes,
     CheckpointRecord,
+    KeepCheckpointModels,
     StopOnTerminate,
     TrainingProgress,
     TrainingStopped,
@@ -266,13 +268,15 @@ def make_trainer(
 ) -> Trainer:
     """The Trainer of the run (the DistillationTrainer with a teacher): its callbacks (progress in words,
     a record at each checkpoint, a checkpoint and a stop on SIGTERM, checkpoints every
-    ``checkpoint_minutes``, the wall-clock limit, early stopping) and its optimiser
+    ``checkpoint_minutes``, the model of each checkpoint kept, the wall-clock limit, early stopping) and its optimiser
     (:func:`~hf_punctcase.training.optimization.optimizer_cls_and_kwargs`)."""
     callbacks: list[TrainerCallback] = [
         TrainingProgress(words_per_example=words_per_example),
         CheckpointRecord(summary_at_checkpoint),
         StopOnTerminate(),
     ]
+    if data_args.keep_checkpoint_models:
+        callbacks.append(KeepCheckpointModels(Path(training_args.output_dir) / KEPT_MODELS_DIR))
     if data_args.checkpoint_minutes:
         callbacks.append(CheckpointEveryMinutes(data_args.checkpoint_minutes))
     if data_args.max_train_minutes:

@@ -1,0 +1,170 @@
+"""Checkpoint averaging: the model whose weights are the mean of several checkpoints of one run (Vaswani
+et al. 2017; "latest weight averaging", Kaddour 2022). At a learning rate that stays high, as under a
+plateau schedule before its first cut, consecutive checkpoints scatter around a point that none of them
+reaches; their mean lies nearer it, at no cost in training.
+
+The Trainer keeps few checkpoints (``save_total_limit``): with ``keep_checkpoint_models`` a run also keeps
+the model of every checkpoint it saves, without the optimiser state, in ``OUTPUT/checkpoint_models/``:
+
+    python recipes/average_checkpoints.py --run runs/cnn_bilstm/word_long --last 3 -o runs/averaged
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+
+import torch
+from safetensors import safe_open
+from safetensors.torch import save_file
+from transformers.trainer import OPTIMIZER_NAME, SCALER_NAME, SCHEDULER_NAME, TRAINING_ARGS_NAME
+from transformers.trainer_utils import PREFIX_CHECKPOINT_DIR
+
+from ..atomic_files import atomic_directory, atomic_write_text
+from ..cards.training_records import TRAINING_RECORD, checkpoint_step, training_record
+
+#: The folder of a run (its output_dir) where ``keep_checkpoint_models`` keeps the model of each checkpoint.
+KEPT_MODELS_DIR = "checkpoint_models"
+
+#: The Trainer's state in a checkpoint, which only resuming a run reads: everything else is the model.
+TRAINER_STATE_FILES = frozenset({OPTIMIZER_NAME, "optimizer.bin", SCHEDULER_NAME, SCALER_NAME, TRAINING_ARGS_NAME})
+
+
+def _is_trainer_state(file: Path) -> bool:
+    return file.name in TRAINER_STATE_FILES or (file.name.startswith("rng_state") and file.suffix == ".pth")
+
+
+def saved_step(folder: str | os.PathLike) -> int:
+    """The step a checkpoint (or a kept model of one, or a final model) was saved at: its
+    trainer_state.json's, else its training record's, else the number its name ends with."""
+    folder = Path(folder)
+    if (folder / "trainer_state.json").is_file():
+        return checkpoint_step(folder)
+    record = training_record(folder) or {}
+    if "global_step" in record:
+        return int(record["global_step"])
+    suffix = folder.name.rsplit("-", 1)[-1]
+    if suffix.isdigit():
+        return int(suffix)
+    raise ValueError(f"{folder}: no trainer_state.json, training record or step number says which step it was saved at")
+
+
+def keep_checkpoint_model(checkpoint: str | os.PathLike, models_dir: str | os.PathLike) -> Path:
+    """Copy a Trainer checkpoint's model (weights, config, tokenizer, training record: all but the
+    optimiser, scheduler, RNG state and arguments) to ``models_dir/checkpoint-N``, written whole."""
+    checkpoint = Path(checkpoint)
+    target = Path(models_dir) / f"{PREFIX_CHECKPOINT_DIR}-{saved_step(checkpoint)}"
+    with atomic_directory(target, overwrite=True) as staging:
+        for file in checkpoint.iterdir():
+            if file.is_file() and not _is_trainer_state(file):
+                shutil.copy2(file, staging / file.name)
+    return target
+
+
+def run_checkpoints(run_dir: str | os.PathLike) -> list[Path]:
+    """The models of a run's checkpoints, oldest first, one per step: those kept in
+    ``RUN/checkpoint_models/`` and the Trainer's checkpoints still in ``RUN`` (saved whole)."""
+    run_dir = Path(run_dir)
+    by_step: dict[int, Path] = {}
+    for folder in sorted(run_dir.glob(f"{PREFIX_CHECKPOINT_DIR}-*")):
+        if folder.is_dir() and (folder / "trainer_state.json").is_file():
+            by_step[saved_step(folder)] = folder
+    kept = run_dir / KEPT_MODELS_DIR
+    for folder in sorted(kept.glob(f"{PREFIX_CHECKPOINT_DIR}-*")) if kept.is_dir() else []:
+        if folder.is_dir() and not folder.name.startswith("."):
+            by_step[saved_step(folder)] = folder
+    return [by_step[step] for step in sorted(by_step)]
+
+
+def _weight_files(folder: Path) -> list[str]:
+    names = sorted(file.name for file in folder.glob("*.safetensors"))
+    if not names:
+        raise ValueError(f"{folder} has no safetensors weights: averaging reads model.safetensors (or its shards)")
+    return names
+
+
+def average_checkpoints(
+    checkpoints: Sequence[str | os.PathLike], output_dir: str | os.PathLike, *, overwrite: bool = False
+) -> Path:
+    """Write to ``output_dir`` the model whose floating-point weights are the mean of ``checkpoints``'
+    (two or more folders of one run: Trainer checkpoints, kept checkpoint models or saved models). The
+    folder is the newest checkpoint's (by step) with the weights replaced and no optimiser state; its
+    training record gains ``averaged_checkpoints`` (the step and words seen of each), which its card
+    states. The tensors other than floating-point ones (buffers such as a word-start table) must be
+    equal in all; names, shapes and dtypes must match. Written whole or not at all."""
+    folders = [Path(checkpoint) for checkpoint in checkpoints]
+    if len(folders) < 2:
+        raise ValueError(f"averaging needs two or more checkpoints, got {len(folders)}")
+    resolved = [folder.resolve() for folder in folders]
+    if len(set(resolved)) != len(resolved):
+        raise ValueError("a checkpoint is named twice: each would count twice in the mean")
+    for folder in folders:
+        if not (folder / "config.json").is_file():
+            raise ValueError(f"{folder} is not a model folder (no config.json)")
+    steps = [saved_step(folder) for folder in folders]
+    if len(set(steps)) != len(steps):
+        raise ValueError(f"two of the checkpoints were saved at the same step ({steps}): they are not of one run")
+    order = sorted(range(len(folders)), key=steps.__getitem__)
+    folders, steps = [folders[k] for k in order], [steps[k] for k in order]
+    newest = folders[-1]
+    files = _weight_files(newest)
+    for folder in folders[:-1]:
+        if _weight_files(folder) != files:
+            raise ValueError(f"{folder} holds weight files {_weight_files(folder)}, {newest} holds {files}")
+    with atomic_directory(output_dir, overwrite=overwrite) as staging:
+        for file in newest.iterdir():
+            if file.is_file() and not _is_trainer_state(file) and file.suffix != ".safetensors" and file.name != "README.md":
+                shutil.copy2(file, staging / file.name)
+        for name in files:
+            save_file(_mean_of(name, folders), str(staging / name), metadata={"format": "pt"})
+        record = training_record(newest)
+        if record is not None:
+            record["averaged_checkpoints"] = [
+                {"step": step, "words_seen": (training_record(folder) or {}).get("words_seen")}
+                for step, folder in zip(steps, folders)
+            ]
+            atomic_write_text(staging / TRAINING_RECORD, json.dumps(record, indent=2))
+    return Path(output_dir)
+
+
+def _mean_of(name: str, folders: list[Path]) -> dict[str, torch.Tensor]:
+    """The mean of weight file ``name`` over ``folders``, summed one folder at a time in float64."""
+    total: dict[str, torch.Tensor] = {}
+    kept: dict[str, torch.Tensor] = {}
+    first: dict[str, tuple[torch.dtype, tuple[int, ...]]] = {}
+    for index, folder in enumerate(folders):
+        with safe_open(str(folder / name), framework="pt") as weights:
+            keys = set(weights.keys())
+            if index and keys != set(first):
+                differ = ", ".join(sorted(keys ^ set(first))[:3])
+                raise ValueError(f"{folder / name} and {folders[0] / name} hold different tensors ({differ}, …)")
+            for key in sorted(keys):
+                tensor = weights.get_tensor(key)
+                kind = (tensor.dtype, tuple(tensor.shape))
+                if not index:
+                    first[key] = kind
+                elif kind != first[key]:
+                    raise ValueError(f"{key} is {kind} in {folder / name} but {first[key]} in {folders[0] / name}")
+                if tensor.is_floating_point():
+                    total[key] = total[key].add_(tensor.to(torch.float64)) if index else tensor.to(torch.float64)
+                elif not index:
+                    kept[key] = tensor
+                elif not torch.equal(tensor, kept[key]):
+                    raise ValueError(
+                        f"{key} ({tensor.dtype}) differs between {folder} and {folders[0]}: only floating-point weights are averaged"
+                    )
+    mean = {key: (value / len(folders)).to(first[key][0]) for key, value in total.items()}
+    return {**mean, **kept}
+
+
+__all__ = [
+    "KEPT_MODELS_DIR",
+    "TRAINER_STATE_FILES",
+    "average_checkpoints",
+    "keep_checkpoint_model",
+    "run_checkpoints",
+    "saved_step",
+]

@@ -1,0 +1,52 @@
+#!/usr/bin/env python
+"""Average the weights of several checkpoints of one training run into one model folder, loadable,
+exportable and shippable like any checkpoint (hf_punctcase.training.averaging).
+
+    python recipes/average_checkpoints.py runs/x/checkpoint-1200 runs/x/checkpoint-1400 -o runs/x-avg
+    python recipes/average_checkpoints.py --run runs/x --last 3 -o runs/x-avg           # the newest 3
+    python recipes/average_checkpoints.py --run runs/x --last 3 --up-to-step 1600 -o runs/x-avg
+
+``--run`` takes the run's checkpoints from its output folder and from ``checkpoint_models/``, where a run
+with ``keep_checkpoint_models: true`` keeps every checkpoint's model.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from hf_punctcase.training.averaging import average_checkpoints, run_checkpoints, saved_step
+
+
+def main(argv: list[str] | None = None) -> Path:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("checkpoints", nargs="*", help="checkpoint folders of one run (or use --run)")
+    parser.add_argument("--run", help="a run's output folder: average its newest --last checkpoints")
+    parser.add_argument("--last", type=int, help="with --run: how many of its newest checkpoints")
+    parser.add_argument("--up-to-step", type=int, help="with --run: only checkpoints saved at this step or before")
+    parser.add_argument("-o", "--output", required=True, help="the folder to write (must not exist, unless --overwrite)")
+    parser.add_argument("--overwrite", action="store_true", help="replace --output if it exists")
+    args = parser.parse_args(argv)
+    if bool(args.run) == bool(args.checkpoints):
+        parser.error("name the checkpoints, or a run with --run and --last (not both)")
+    if args.run:
+        if not args.last:
+            parser.error("--run needs --last N: how many of the run's newest checkpoints to average")
+        found = [c for c in run_checkpoints(args.run) if args.up_to_step is None or saved_step(c) <= args.up_to_step]
+        if len(found) < args.last:
+            parser.error(f"{args.run} has {len(found)} checkpoints{' up to that step' if args.up_to_step else ''}, not {args.last}")
+        checkpoints = found[-args.last :]
+    elif args.last or args.up_to_step:
+        parser.error("--last and --up-to-step go with --run")
+    else:
+        checkpoints = [Path(c) for c in args.checkpoints]
+    try:
+        output = average_checkpoints(checkpoints, args.output, overwrite=args.overwrite)
+    except (ValueError, FileExistsError) as error:
+        parser.exit(2, f"average_checkpoints.py: {error}\n")
+    print(f"wrote {output}: the mean of {', '.join(str(c) for c in checkpoints)}")
+    return output
+
+
+if __name__ == "__main__":
+    main()
