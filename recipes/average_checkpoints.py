@@ -13,6 +13,8 @@ with ``keep_checkpoint_models: true`` keeps every checkpoint's model.
 from __future__ import annotations
 
 import argparse
+import shlex
+import sys
 from pathlib import Path
 
 from hf_punctcase.training.averaging import average_checkpoints, run_checkpoints, saved_step
@@ -41,7 +43,8 @@ def main(argv: list[str] | None = None) -> Path:
     else:
         checkpoints = [Path(c) for c in args.checkpoints]
     try:
-        output = average_checkpoints(checkpoints, args.output, overwrite=args.overwrite)
+        command = "python recipes/average_checkpoints.py " + shlex.join(sys.argv[1:] if argv is None else argv)
+        output = average_checkpoints(checkpoints, args.output, overwrite=args.overwrite, command=command)
     except (ValueError, FileExistsError) as error:
         parser.exit(2, f"average_checkpoints.py: {error}\n")
     print(f"wrote {output}: the mean of {', '.join(str(c) for c in checkpoints)}")

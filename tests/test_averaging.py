@@ -70,7 +70,9 @@ def test_the_average_of_a_runs_checkpoints_is_the_mean_of_their_weights_and_rest
     record = json.loads((output / "training_summary.json").read_text())
     assert [entry["step"] for entry in record["averaged_checkpoints"]] == [2, 3, 4]
     assert all(entry["words_seen"] for entry in record["averaged_checkpoints"])
-    assert "the mean of the run's checkpoints at steps 2, 3, 4" in card_for_checkpoint(output)
+    card = card_for_checkpoint(output)
+    assert "the mean of the run's checkpoints at steps 2, 3, 4" in card
+    assert f"; then python recipes/average_checkpoints.py --run {kept_run} --last 3 -o {tmp_path / 'averaged'}" in card
     assert not any(output.glob("optimizer.pt"))
     restored = hf_punctcase.load_pipeline(str(output))("so what are the risks i am not technical")
     assert [word["word"].lower().strip(",.?") for word in restored["words"]] == "so what are the risks i am not technical".split()

@@ -71,6 +71,8 @@ def card_data_for_checkpoint(
         training_time, commands = stage_description(summary), summary.get("command") or "not recorded"
     else:
         training_time, commands = "not recorded", "not recorded"
+    if summary and summary.get("averaging_command"):
+        commands += f" ; then {summary['averaging_command']}"
     if mlm is not None and summary:
         training_time = f"{mlm_description(mlm)}; then {training_time}"
         commands = f"{mlm.get('command') or 'not recorded'} ; then {commands}"

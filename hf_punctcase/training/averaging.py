@@ -87,13 +87,17 @@ def _weight_files(folder: Path) -> list[str]:
 
 
 def average_checkpoints(
-    checkpoints: Sequence[str | os.PathLike], output_dir: str | os.PathLike, *, overwrite: bool = False
+    checkpoints: Sequence[str | os.PathLike],
+    output_dir: str | os.PathLike,
+    *,
+    overwrite: bool = False,
+    command: str | None = None,
 ) -> Path:
     """Write to ``output_dir`` the model whose floating-point weights are the mean of ``checkpoints``'
     (two or more folders of one run: Trainer checkpoints, kept checkpoint models or saved models). The
     folder is the newest checkpoint's (by step) with the weights replaced and no optimiser state; its
-    training record gains ``averaged_checkpoints`` (the step and words seen of each), which its card
-    states. The tensors other than floating-point ones (buffers such as a word-start table) must be
+    training record gains ``averaged_checkpoints`` (the step and words seen of each) and ``averaging_command``
+    (``command``, the command line that made it, if given), which its card states. The tensors other than floating-point ones (buffers such as a word-start table) must be
     equal in all; names, shapes and dtypes must match. Written whole or not at all."""
     folders = [Path(checkpoint) for checkpoint in checkpoints]
     if len(folders) < 2:
@@ -126,6 +130,7 @@ def average_checkpoints(
                 {"step": step, "words_seen": (training_record(folder) or {}).get("words_seen")}
                 for step, folder in zip(steps, folders)
             ]
+            record["averaging_command"] = command
             atomic_write_text(staging / TRAINING_RECORD, json.dumps(record, indent=2))
     return Path(output_dir)
 
