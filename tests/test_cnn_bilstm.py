@@ -181,8 +181,13 @@ def test_word_initial_pieces_come_from_the_tokenizer(tiny_cnn_tokenizer, tiny_cn
 
 
 def test_configs_written_before_the_word_model_load_as_the_subword_model(tmp_path):
-    shipped = CnnBiLstmConfig.from_pretrained(hf_punctcase.ON_DEVICE_MODEL_DIR)
-    assert (shipped.recurrent_unit, shipped.dropout_scope, shipped.initialization) == ("subword", "all_layers", "normal")
+    CnnBiLstmConfig(vocab_size=50).save_pretrained(tmp_path / "earlier")
+    written = json.loads((tmp_path / "earlier" / "config.json").read_text())
+    for field in ("recurrent_unit", "dropout_scope", "initialization"):  # what configs written before them lack
+        del written[field]
+    (tmp_path / "earlier" / "config.json").write_text(json.dumps(written))
+    earlier = CnnBiLstmConfig.from_pretrained(tmp_path / "earlier")
+    assert (earlier.recurrent_unit, earlier.dropout_scope, earlier.initialization) == ("subword", "all_layers", "normal")
     fresh = CnnBiLstmConfig(vocab_size=50)
     assert (fresh.recurrent_unit, fresh.dropout_scope, fresh.initialization) == ("word", "heads", "kaiming_uniform")
     fresh.save_pretrained(tmp_path)
