@@ -96,9 +96,10 @@ def average_checkpoints(
     """Write to ``output_dir`` the model whose floating-point weights are the mean of ``checkpoints``'
     (two or more folders of one run: Trainer checkpoints, kept checkpoint models or saved models). The
     folder is the newest checkpoint's (by step) with the weights replaced and no optimiser state; its
-    training record gains ``averaged_checkpoints`` (the step and words seen of each) and ``averaging_command``
-    (``command``, the command line that made it, if given), which its card states. The tensors other than floating-point ones (buffers such as a word-start table) must be
-    equal in all; names, shapes and dtypes must match. Written whole or not at all."""
+    training record gains ``averaged_checkpoints`` (the step and words seen of each) and
+    ``averaging_command`` (``command``, the command line that made it, if given), which its card states.
+    The tensors other than floating-point ones (buffers such as a word-start table) must be equal in all;
+    names, shapes and dtypes must match. Written whole or not at all."""
     folders = [Path(checkpoint) for checkpoint in checkpoints]
     if len(folders) < 2:
         raise ValueError(f"averaging needs two or more checkpoints, got {len(folders)}")
