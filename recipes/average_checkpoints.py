@@ -14,10 +14,22 @@ from __future__ import annotations
 
 import argparse
 import shlex
-import sys
 from pathlib import Path
 
-from hf_punctcase.training.averaging import average_checkpoints, run_checkpoints, saved_step
+from hf_punctcase.training.averaging import KEPT_MODELS_DIR, average_checkpoints, run_checkpoints, saved_step
+
+
+def recorded_command(args: argparse.Namespace) -> str:
+    """The command as the averaged model's record and card keep it, its folders named by role (a card must
+    not carry a machine's paths): OUTPUT_DIR is the training run's output folder."""
+    if args.run:
+        selection = ["--run", "OUTPUT_DIR", "--last", str(args.last)]
+        selection += ["--up-to-step", str(args.up_to_step)] if args.up_to_step is not None else []
+    else:
+        selection = [f"OUTPUT_DIR/{Path(checkpoint).parent.name}/{Path(checkpoint).name}"
+                     if Path(checkpoint).parent.name == KEPT_MODELS_DIR else f"OUTPUT_DIR/{Path(checkpoint).name}"
+                     for checkpoint in args.checkpoints]
+    return shlex.join(["python", "recipes/average_checkpoints.py", *selection, "-o", "AVERAGED_DIR"])
 
 
 def main(argv: list[str] | None = None) -> Path:
@@ -43,8 +55,7 @@ def main(argv: list[str] | None = None) -> Path:
     else:
         checkpoints = [Path(c) for c in args.checkpoints]
     try:
-        command = "python recipes/average_checkpoints.py " + shlex.join(sys.argv[1:] if argv is None else argv)
-        output = average_checkpoints(checkpoints, args.output, overwrite=args.overwrite, command=command)
+        output = average_checkpoints(checkpoints, args.output, overwrite=args.overwrite, command=recorded_command(args))
     except (ValueError, FileExistsError) as error:
         parser.exit(2, f"average_checkpoints.py: {error}\n")
     print(f"wrote {output}: the mean of {', '.join(str(c) for c in checkpoints)}")

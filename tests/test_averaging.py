@@ -72,7 +72,9 @@ def test_the_average_of_a_runs_checkpoints_is_the_mean_of_their_weights_and_rest
     assert all(entry["words_seen"] for entry in record["averaged_checkpoints"])
     card = card_for_checkpoint(output)
     assert "the mean of the run's checkpoints at steps 2, 3, 4" in card
-    assert f"; then python recipes/average_checkpoints.py --run {kept_run} --last 3 -o {tmp_path / 'averaged'}" in card
+    # Folders by role: a card carries no path of the machine it was made on.
+    assert "; then python recipes/average_checkpoints.py --run OUTPUT_DIR --last 3 -o AVERAGED_DIR" in card
+    assert str(tmp_path) not in card  # the training command names the folders it was given, as ever
     assert not any(output.glob("optimizer.pt"))
     restored = hf_punctcase.load_pipeline(str(output))("so what are the risks i am not technical")
     assert [word["word"].lower().strip(",.?") for word in restored["words"]] == "so what are the risks i am not technical".split()
@@ -99,6 +101,13 @@ def test_buffers_other_than_floats_are_kept_and_steps_order_by_number(tmp_path):
     output = average_recipe.main(["--run", str(run), "--last", "2", "-o", str(tmp_path / "out")])
     weights = load_file(output / "model.safetensors")
     assert torch.equal(weights["w"], torch.tensor([4.0, 8.0])) and torch.equal(weights["starts"], table)
+    named = average_recipe.main([str(run / "checkpoint-9"), str(run / "checkpoint-100"), "-o", str(tmp_path / "named")])
+    record = json.loads((named / "training_summary.json").read_text()) if (named / "training_summary.json").is_file() else None
+    assert record is None  # these folders have no training record to extend
+    assert average_recipe.recorded_command(average_recipe.argparse.Namespace(
+        run=None, checkpoints=[str(run / "checkpoint-9"), str(tmp_path / "checkpoint_models" / "checkpoint-100")],
+        last=None, up_to_step=None,
+    )) == "python recipes/average_checkpoints.py OUTPUT_DIR/checkpoint-9 OUTPUT_DIR/checkpoint_models/checkpoint-100 -o AVERAGED_DIR"
 
 
 @pytest.mark.parametrize(
