@@ -20,7 +20,7 @@ from pathlib import Path
 import torch
 from safetensors import safe_open
 from safetensors.torch import save_file
-from transformers.trainer import OPTIMIZER_NAME, SCALER_NAME, SCHEDULER_NAME, TRAINING_ARGS_NAME
+from transformers.trainer import OPTIMIZER_NAME, SCALER_NAME, SCHEDULER_NAME, TRAINER_STATE_NAME, TRAINING_ARGS_NAME
 from transformers.trainer_utils import PREFIX_CHECKPOINT_DIR
 
 from ..atomic_files import atomic_directory, atomic_write_text
@@ -33,6 +33,22 @@ KEPT_MODELS_DIR = "checkpoint_models"
 TRAINER_STATE_FILES = frozenset({OPTIMIZER_NAME, "optimizer.bin", SCHEDULER_NAME, SCALER_NAME, TRAINING_ARGS_NAME})
 
 
+def checkpoint_folder(output_dir: str | os.PathLike, step: int) -> Path:
+    """The folder of the checkpoint of ``step`` in ``output_dir``, as the Trainer names it (and
+    ``keep_checkpoint_models`` names the kept models)."""
+    return Path(output_dir) / f"{PREFIX_CHECKPOINT_DIR}-{step}"
+
+
+def numbered_checkpoints(folder: str | os.PathLike) -> list[tuple[int, Path]]:
+    """The ``checkpoint-N`` folders in ``folder`` with their steps, oldest first (none where it does not exist)."""
+    found = []
+    for candidate in Path(folder).glob(f"{PREFIX_CHECKPOINT_DIR}-*"):
+        step = candidate.name.rsplit("-", 1)[-1]
+        if candidate.is_dir() and step.isdigit():
+            found.append((int(step), candidate))
+    return sorted(found)
+
+
 def _is_trainer_state(file: Path) -> bool:
     return file.name in TRAINER_STATE_FILES or (file.name.startswith("rng_state") and file.suffix == ".pth")
 
@@ -41,7 +57,7 @@ def saved_step(folder: str | os.PathLike) -> int:
     """The step a checkpoint (or a kept model of one, or a final model) was saved at: its
     trainer_state.json's, else its training record's, else the number its name ends with."""
     folder = Path(folder)
-    if (folder / "trainer_state.json").is_file():
+    if (folder / TRAINER_STATE_NAME).is_file():
         return checkpoint_step(folder)
     record = training_record(folder) or {}
     if "global_step" in record:
@@ -56,7 +72,7 @@ def keep_checkpoint_model(checkpoint: str | os.PathLike, models_dir: str | os.Pa
     """Copy a Trainer checkpoint's model (weights, config, tokenizer, training record: all but the
     optimiser, scheduler, RNG state and arguments) to ``models_dir/checkpoint-N``, written whole."""
     checkpoint = Path(checkpoint)
-    target = Path(models_dir) / f"{PREFIX_CHECKPOINT_DIR}-{saved_step(checkpoint)}"
+    target = checkpoint_folder(models_dir, saved_step(checkpoint))
     with atomic_directory(target, overwrite=True) as staging:
         for file in checkpoint.iterdir():
             if file.is_file() and not _is_trainer_state(file):
@@ -67,15 +83,8 @@ def keep_checkpoint_model(checkpoint: str | os.PathLike, models_dir: str | os.Pa
 def run_checkpoints(run_dir: str | os.PathLike) -> list[Path]:
     """The models of a run's checkpoints, oldest first, one per step: those kept in
     ``RUN/checkpoint_models/`` and the Trainer's checkpoints still in ``RUN`` (saved whole)."""
-    run_dir = Path(run_dir)
-    by_step: dict[int, Path] = {}
-    for folder in sorted(run_dir.glob(f"{PREFIX_CHECKPOINT_DIR}-*")):
-        if folder.is_dir() and (folder / "trainer_state.json").is_file():
-            by_step[saved_step(folder)] = folder
-    kept = run_dir / KEPT_MODELS_DIR
-    for folder in sorted(kept.glob(f"{PREFIX_CHECKPOINT_DIR}-*")) if kept.is_dir() else []:
-        if folder.is_dir() and not folder.name.startswith("."):
-            by_step[saved_step(folder)] = folder
+    by_step = {step: folder for step, folder in numbered_checkpoints(run_dir) if (folder / TRAINER_STATE_NAME).is_file()}
+    by_step.update(numbered_checkpoints(Path(run_dir) / KEPT_MODELS_DIR))
     return [by_step[step] for step in sorted(by_step)]
 
 
@@ -170,7 +179,9 @@ __all__ = [
     "KEPT_MODELS_DIR",
     "TRAINER_STATE_FILES",
     "average_checkpoints",
+    "checkpoint_folder",
     "keep_checkpoint_model",
+    "numbered_checkpoints",
     "run_checkpoints",
     "saved_step",
 ]

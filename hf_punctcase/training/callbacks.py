@@ -11,11 +11,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from transformers import TrainerCallback, TrainerControl, TrainerState, TrainingArguments
-from transformers.trainer_utils import PREFIX_CHECKPOINT_DIR
 
 from ..atomic_files import atomic_write_text
 from ..cards.training_records import TRAINING_RECORD
-from .averaging import keep_checkpoint_model
+from .averaging import checkpoint_folder, keep_checkpoint_model
 
 
 class WallClockLimit(TrainerCallback):
@@ -68,7 +67,7 @@ class KeepCheckpointModels(TrainerCallback):
         self.models_dir = Path(models_dir)
 
     def on_save(self, args: TrainingArguments, state: TrainerState, control: TrainerControl, **kwargs):
-        folder = Path(args.output_dir) / f"{PREFIX_CHECKPOINT_DIR}-{state.global_step}"
+        folder = checkpoint_folder(args.output_dir, state.global_step)
         if state.is_world_process_zero and folder.is_dir():
             keep_checkpoint_model(folder, self.models_dir)
 
@@ -190,7 +189,7 @@ class CheckpointRecord(TrainerCallback):
 
     def on_save(self, args: TrainingArguments, state: TrainerState, control: TrainerControl, **kwargs):
         # The Trainer calls on_save once the checkpoint folder is written.
-        folder = Path(args.output_dir) / f"{PREFIX_CHECKPOINT_DIR}-{state.global_step}"
+        folder = checkpoint_folder(args.output_dir, state.global_step)
         if state.is_world_process_zero and folder.is_dir():
             record = self.record(state, time.monotonic() - self.leg_start)
             atomic_write_text(folder / TRAINING_RECORD, json.dumps(record, indent=2))

@@ -43,7 +43,7 @@ from transformers import (
     pipeline,
     set_seed,
 )
-from transformers.trainer_utils import PREFIX_CHECKPOINT_DIR
+from transformers.trainer import TRAINER_STATE_NAME
 
 from ..atomic_files import atomic_write_text
 from ..cards.checkpoint import card_for_checkpoint
@@ -58,7 +58,7 @@ from ..restoration import DEFAULT_CONTEXT_WORDS, DEFAULT_WINDOW_WORDS
 from ..tasks import tasks_of
 from ..tokenization import tokenize_dataset
 from .arguments import DataArguments, DistillationArguments, ModelArguments
-from .averaging import KEPT_MODELS_DIR
+from .averaging import KEPT_MODELS_DIR, checkpoint_folder, numbered_checkpoints
 from .callbacks import (
     CheckpointEveryMinutes,
     CheckpointRecord,
@@ -160,16 +160,12 @@ def run(
         stop.restore()
     train_seconds = time.time() - start
     if stop.step is not None:
-        raise TrainingStopped(stop.step, Path(training_args.output_dir) / f"{PREFIX_CHECKPOINT_DIR}-{stop.step}")
+        raise TrainingStopped(stop.step, checkpoint_folder(training_args.output_dir, stop.step))
     metrics = trainer.evaluate() if training_args.eval_strategy != "no" else {}
     return save_final(
         trainer, tokenizer, model_args, data_args, training_args, training_summary(trainer.state, train_seconds, metrics),
         dev_parts,
     )
-
-
-#: The file a Trainer writes last into a checkpoint: a checkpoint without it was cut off while saving.
-TRAINER_STATE = "trainer_state.json"
 
 
 def hold_remote_code(model: PreTrainedModel) -> None:
@@ -183,19 +179,12 @@ def hold_remote_code(model: PreTrainedModel) -> None:
 def latest_whole_checkpoint(output_dir: str | os.PathLike) -> str | None:
     """The newest checkpoint in ``output_dir`` that was saved whole, or None. The Trainer writes a
     checkpoint in place, its state last: a run killed while saving leaves one without it, which a
-    resume must pass over (with one warning line) rather than fail on."""
-    folder = Path(output_dir)
-    if not folder.is_dir():
-        return None
-    found = []
-    for candidate in folder.glob(f"{PREFIX_CHECKPOINT_DIR}-*"):
-        step = candidate.name.rsplit("-", 1)[-1]
-        if candidate.is_dir() and step.isdigit():
-            found.append((int(step), candidate))
-    for step, candidate in sorted(found, reverse=True):
-        if (candidate / TRAINER_STATE).is_file():
+    resume must pass over (with one warning line) rather than fail on: the Trainer writes its state
+    (trainer_state.json) last."""
+    for step, candidate in reversed(numbered_checkpoints(output_dir)):
+        if (candidate / TRAINER_STATE_NAME).is_file():
             return str(candidate)
-        logger.warning("%s was cut off while it was saved (no %s): resuming from an earlier checkpoint", candidate, TRAINER_STATE)
+        logger.warning("%s was cut off while it was saved (no %s): resuming from an earlier checkpoint", candidate, TRAINER_STATE_NAME)
     return None
 
 
