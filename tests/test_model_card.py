@@ -207,8 +207,9 @@ def test_published_cards_are_valid_and_state_software_facts_only(path: Path):
     assert front["license_name"] == "non-commercial"
     names = {r.dataset_name for r in ModelCard(card).data.eval_results}
     assert {"TED dev2010+tst2012", "SwDA val", "MTS-Dialog validation", "ACI-BENCH valid"} <= names
-    # cards describe the checkpoint, not how the project was developed or where it ran
-    for word in ("runs/", "session", "issue", "lever", "Xeon", "AMX", "development machine"):
+    # cards describe the checkpoint, not how the project was developed; a speed table names its CPU and the
+    # features it has or lacks ("no AMX"), as every speed figure must
+    for word in ("runs/", "session", "issue", "lever", "development machine"):
         assert word not in card, word
 
 
