@@ -102,8 +102,7 @@ def test_buffers_other_than_floats_are_kept_and_steps_order_by_number(tmp_path):
     weights = load_file(output / "model.safetensors")
     assert torch.equal(weights["w"], torch.tensor([4.0, 8.0])) and torch.equal(weights["starts"], table)
     named = average_recipe.main([str(run / "checkpoint-9"), str(run / "checkpoint-100"), "-o", str(tmp_path / "named")])
-    record = json.loads((named / "training_summary.json").read_text()) if (named / "training_summary.json").is_file() else None
-    assert record is None  # these folders have no training record to extend
+    assert not (named / "training_summary.json").exists()  # these folders have no training record to extend
     assert average_recipe.recorded_command(average_recipe.argparse.Namespace(
         run=None, checkpoints=[str(run / "checkpoint-9"), str(tmp_path / "checkpoint_models" / "checkpoint-100")],
         last=None, up_to_step=None,

@@ -178,9 +178,8 @@ def hold_remote_code(model: PreTrainedModel) -> None:
 
 def latest_whole_checkpoint(output_dir: str | os.PathLike) -> str | None:
     """The newest checkpoint in ``output_dir`` that was saved whole, or None. The Trainer writes a
-    checkpoint in place, its state last: a run killed while saving leaves one without it, which a
-    resume must pass over (with one warning line) rather than fail on: the Trainer writes its state
-    (trainer_state.json) last."""
+    checkpoint in place, its state (trainer_state.json) last: a run killed while saving leaves one
+    without it, which a resume must pass over (with one warning line) rather than fail on."""
     for step, candidate in reversed(numbered_checkpoints(output_dir)):
         if (candidate / TRAINER_STATE_NAME).is_file():
             return str(candidate)
