@@ -16,7 +16,9 @@ other words it keeps (a lower bound: reparanda there are not annotated and count
 validation conversations, ACI-BENCH's validation doctor–patient dialogues, the Switchboard calls of the
 splits): the share of *core words* kept — words that are no filler, no discourse marker and not said
 again within the next three words (:func:`hf_punctcase.evaluation.core_words`) — and the share of
-"um"/"uh" removed. With ``--thresholds T ...`` the same figures at other decision thresholds of the
+"um"/"uh" removed. On the Switchboard calls also the share kept of the core words their annotation keeps,
+and the annotation's own removal as a row: the measure counts a restart that repeats no word ("i was- we
+went") as needed words, which a removal that agrees with the annotators removes. With ``--thresholds T ...`` the same figures at other decision thresholds of the
 disfluency head, from the scores of the same restoration (a word is removed where its
 ``disfluency_score`` exceeds the threshold; the model's own is its config's ``disfluency_threshold``,
 0.5 where it sets none).
@@ -55,30 +57,49 @@ def swda_removal(restorer, root, batch_size: int) -> dict[str, float]:
     }
 
 
-def conversations(root, calls) -> dict[str, list[list[str]]]:
-    """The real conversations ``--core`` measures, as lowercased words without marks, by name."""
+def conversations(root, calls) -> dict[str, tuple[list[list[str]], list[list[bool]] | None]]:
+    """The real conversations ``--core`` measures, by name: their words, lowercased and without marks,
+    and where an annotation gives them (the Switchboard calls) the words it marks disfluent."""
     scheme = LabelScheme()
     sets = {dev_set.name: dev_set for dev_set in DEV_SETS}
-    found = {name: [ref.words for ref in sets[name].load(root, scheme)] for name in ("SwDA val", "ACI-BENCH valid")}
+    found: dict[str, tuple[list[list[str]], list[list[bool]] | None]] = {
+        name: ([ref.words for ref in sets[name].load(root, scheme)], None) for name in ("SwDA val", "ACI-BENCH valid")
+    }
     for split, dataset in calls.items():
-        found[f"Switchboard {split} calls"] = [list(row["words"]) for row in dataset]
-    return {name: [[word.lower() for word in words] for words in documents] for name, documents in found.items()}
+        disfluent = dataset.features[DISFLUENCY.word_column].feature.str2int(DISFLUENCY.positive_label)
+        found[f"Switchboard {split} calls"] = (
+            [list(row["words"]) for row in dataset],
+            [[label == disfluent for label in row[DISFLUENCY.word_column]] for row in dataset],
+        )
+    return {name: ([[word.lower() for word in words] for words in documents], annotated) for name, (documents, annotated) in found.items()}
 
 
-def core_removal(restorer, documents: list[list[str]], batch_size: int, thresholds: list[float]) -> dict:
+def core_removal(
+    restorer, documents: list[list[str]], annotated: list[list[bool]] | None, batch_size: int, thresholds: list[float]
+) -> dict:
     """``remove_disfluencies=True`` on the documents: :func:`removal_figures` at the model's threshold,
-    checked against the scores of a plain restoration, and at each of ``thresholds`` from those scores."""
+    checked against the scores of a plain restoration, and at each of ``thresholds`` from those scores;
+    with ``annotated``, also the annotation's own removal (``"annotation"``)."""
     texts = [" ".join(words) for words in documents]
     removed = [[entry["removed"] for entry in result["words"]] for result in restorer(texts, batch_size=batch_size, remove_disfluencies=True)]
     scores = [[entry["disfluency_score"] for entry in result["words"]] for result in restorer(texts, batch_size=batch_size)]
     own = DISFLUENCY.threshold_in(restorer.model.config)
     if removed != [[score > own for score in row] for row in scores]:
         raise RuntimeError("internal error: remove_disfluencies removed other words than the head's scores say")
-    figures = {"threshold": own, **removal_figures(documents, removed)}
+    figures = {"threshold": own, **removal_figures(documents, removed, annotated)}
     figures["at_thresholds"] = {
-        str(t): removal_figures(documents, [[score > t for score in row] for row in scores]) for t in thresholds
+        str(t): removal_figures(documents, [[score > t for score in row] for row in scores], annotated) for t in thresholds
     }
+    if annotated is not None:
+        figures["annotation"] = removal_figures(documents, annotated, annotated)
     return figures
+
+
+def kept_of_annotated(figures: dict) -> str:
+    """The share of the core words an annotation keeps that a removal kept, or a dash without one."""
+    if "annotated_core_words_kept" not in figures:
+        return "–"
+    return f"{100 * figures['annotated_core_words_kept']:.2f}% of {figures['annotated_core_words']:,}"
 
 
 def main() -> None:
@@ -107,13 +128,19 @@ def main() -> None:
             f"of {swda['swda_fillers']:,} um/uh removed, {100 * swda['swda_other_words_kept']:.1f}% of the other words kept"
         )
     if args.core:
-        rows = ["| conversations | words | threshold | core words kept | um/uh removed |", "|---|---|---|---|---|"]
-        for name, documents in conversations(root, calls).items():
-            figures[name] = found = core_removal(restorer, documents, args.batch_size, args.thresholds)
-            for threshold, at in [(found["threshold"], found), *found["at_thresholds"].items()]:
+        rows = [
+            "| conversations | words | removal | core words kept | of them, those the annotation keeps | um/uh removed |",
+            "|---|---|---|---|---|---|",
+        ]
+        for name, (documents, annotated) in conversations(root, calls).items():
+            figures[name] = found = core_removal(restorer, documents, annotated, args.batch_size, args.thresholds)
+            removals = [(f"threshold {found['threshold']:.2f}", found)]
+            removals += [(f"threshold {float(t):.2f}", at) for t, at in found["at_thresholds"].items()]
+            removals += [("the annotation", found["annotation"])] if "annotation" in found else []
+            for removal, at in removals:
                 rows.append(
-                    f"| {name} | {at['words']:,} | {float(threshold):.2f} | {100 * at['core_words_kept']:.2f}% of "
-                    f"{at['core_words']:,} | {100 * at['fillers_removed']:.1f}% of {at['fillers']:,} |"
+                    f"| {name} | {at['words']:,} | {removal} | {100 * at['core_words_kept']:.2f}% of {at['core_words']:,} "
+                    f"| {kept_of_annotated(at)} | {100 * at['fillers_removed']:.1f}% of {at['fillers']:,} |"
                 )
         print("\n" + "\n".join(rows))
     if args.json:

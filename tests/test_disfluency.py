@@ -350,3 +350,16 @@ def test_core_words_leave_out_fillers_discourse_markers_and_words_said_again_soo
     figures = removal_figures([words], [[w in ("um", "sore") for w in words]])
     assert figures["core_words"] == 9 and figures["core_words_kept"] == 8 / 9
     assert figures["fillers"] == 2 and figures["fillers_removed"] == 0.5
+
+
+def test_removal_figures_against_an_annotation_count_only_the_core_words_the_annotators_keep():
+    # "i was we went": a restart that repeats no word, so "was" is a core word the annotators remove.
+    words = "i was we went home um".split()
+    annotated = [w in ("i", "was", "um") for w in words]
+    agreeing = removal_figures([words], [annotated], [annotated])
+    assert agreeing["core_words_kept"] == 3 / 5 and agreeing["annotated_core_words_kept"] == 1.0
+    losing_home = removal_figures([words], [[w in ("was", "home") for w in words]], [annotated])
+    assert losing_home["annotated_core_words"] == 3 and losing_home["annotated_core_words_kept"] == 2 / 3
+    assert "annotated_core_words_kept" not in removal_figures([words], [annotated])
+    with pytest.raises(RuntimeError, match="2 annotated for 6 words"):
+        removal_figures([words], [annotated], [[True, False]])

@@ -231,25 +231,42 @@ def core_words(words: Sequence[str]) -> list[bool]:
     return core
 
 
-def removal_figures(documents: Sequence[Sequence[str]], removed: Sequence[Sequence[bool]]) -> dict[str, float]:
+def removal_figures(
+    documents: Sequence[Sequence[str]],
+    removed: Sequence[Sequence[bool]],
+    annotated: Sequence[Sequence[bool]] | None = None,
+) -> dict[str, float]:
     """What a disfluency removal did to conversations: the share of their core words (:func:`core_words`)
-    kept, the share of their fillers removed, and the counts."""
-    core, fillers = [], []
-    for words, gone in zip(documents, removed):
-        if len(words) != len(gone):
-            raise RuntimeError(f"internal error: {len(gone)} removal flags for {len(words)} words")
-        for word, needed, out in zip(words, core_words(words), gone):
+    kept, the share of their fillers removed, and the counts.
+
+    With ``annotated`` (the words an annotation marks disfluent), also the share kept of the core words
+    the annotation keeps (``annotated_core_words_kept``): the measure of core words counts a restart
+    that repeats no word ("i was- we went") as needed, so a removal that agrees with the annotators
+    falls short of 100% on the first share, and only its removals of words the annotators keep count in
+    the second."""
+    core, fillers, fluent_core = [], [], []
+    for index, (words, gone) in enumerate(zip(documents, removed)):
+        marked = annotated[index] if annotated is not None else [False] * len(words)
+        if not len(words) == len(gone) == len(marked):
+            raise RuntimeError(f"internal error: {len(gone)} removal flags and {len(marked)} annotated for {len(words)} words")
+        for word, needed, out, disfluent in zip(words, core_words(words), gone, marked):
             if needed:
                 core.append(not out)
+                if not disfluent:
+                    fluent_core.append(not out)
             elif word.lower() in FILLER_WORDS:
                 fillers.append(out)
-    return {
+    figures = {
         "words": sum(len(words) for words in documents),
         "core_words": len(core),
         "core_words_kept": float(np.mean(core)) if core else float("nan"),
         "fillers": len(fillers),
         "fillers_removed": float(np.mean(fillers)) if fillers else float("nan"),
     }
+    if annotated is not None:
+        figures["annotated_core_words"] = len(fluent_core)
+        figures["annotated_core_words_kept"] = float(np.mean(fluent_core)) if fluent_core else float("nan")
+    return figures
 
 
 def evaluate_disfluency(restorer, dataset, batch_size: int = 16) -> dict[str, float]:
