@@ -16,12 +16,12 @@ other words it keeps (a lower bound: reparanda there are not annotated and count
 validation conversations, ACI-BENCH's validation doctor–patient dialogues, the Switchboard calls of the
 splits): the share of *core words* kept — words that are no filler, no discourse marker and not said
 again within the next three words (:func:`hf_punctcase.evaluation.core_words`) — and the share of
-"um"/"uh" removed. On the Switchboard calls also the share kept of the core words their annotation keeps,
-and the annotation's own removal as a row: the measure counts a restart that repeats no word ("i was- we
-went") as needed words, which a removal that agrees with the annotators removes. With ``--thresholds T ...`` the same figures at other decision thresholds of the
-disfluency head, from the scores of the same restoration (a word is removed where its
-``disfluency_score`` exceeds the threshold; the model's own is its config's ``disfluency_threshold``,
-0.5 where it sets none).
+"um"/"uh" removed. On the Switchboard calls also the share kept of the core words their annotation
+keeps, and the annotation's own removal as a row: the measure counts a restart that repeats no word ("i
+was- we went") as needed words, which a removal that agrees with the annotators removes. With
+``--thresholds T ...`` the same figures at other decision thresholds of the disfluency head, from the
+scores of the same restoration (a word is removed where its ``disfluency_score`` exceeds the threshold;
+the model's own is its config's ``disfluency_threshold``, 0.5 where it sets none).
 """
 
 from __future__ import annotations
@@ -129,7 +129,7 @@ def main() -> None:
         )
     if args.core:
         rows = [
-            "| conversations | words | removal | core words kept | of them, those the annotation keeps | um/uh removed |",
+            "| conversations | words | removal | core words kept | kept of the core words the annotation keeps | um/uh removed |",
             "|---|---|---|---|---|---|",
         ]
         for name, (documents, annotated) in conversations(root, calls).items():
