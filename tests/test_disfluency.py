@@ -363,3 +363,5 @@ def test_removal_figures_against_an_annotation_count_only_the_core_words_the_ann
     assert "annotated_core_words_kept" not in removal_figures([words], [annotated])
     with pytest.raises(RuntimeError, match="2 annotated for 6 words"):
         removal_figures([words], [annotated], [[True, False]])
+    with pytest.raises(RuntimeError, match="other than the 1 documents"):
+        removal_figures([words], [annotated], [annotated, annotated])

@@ -244,6 +244,8 @@ def removal_figures(
     that repeats no word ("i was- we went") as needed, so a removal that agrees with the annotators
     falls short of 100% on the first share, and only its removals of words the annotators keep count in
     the second."""
+    if len(removed) != len(documents) or (annotated is not None and len(annotated) != len(documents)):
+        raise RuntimeError(f"internal error: removal flags or annotations for other than the {len(documents)} documents")
     core, fillers, fluent_core = [], [], []
     for index, (words, gone) in enumerate(zip(documents, removed)):
         marked = annotated[index] if annotated is not None else [False] * len(words)
