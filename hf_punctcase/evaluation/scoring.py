@@ -246,9 +246,9 @@ def removal_figures(
     the second."""
     if len(removed) != len(documents) or (annotated is not None and len(annotated) != len(documents)):
         raise RuntimeError(f"internal error: removal flags or annotations for other than the {len(documents)} documents")
+    marks = annotated if annotated is not None else [[False] * len(words) for words in documents]
     core, fillers, fluent_core = [], [], []
-    for index, (words, gone) in enumerate(zip(documents, removed)):
-        marked = annotated[index] if annotated is not None else [False] * len(words)
+    for words, gone, marked in zip(documents, removed, marks):
         if not len(words) == len(gone) == len(marked):
             raise RuntimeError(f"internal error: {len(gone)} removal flags and {len(marked)} annotated for {len(words)} words")
         for word, needed, out, disfluent in zip(words, core_words(words), gone, marked):
