@@ -165,6 +165,26 @@ def test_a_run_stopped_by_sigterm_saves_its_step_and_the_same_command_goes_on_fr
     assert summary["resumed_from_step"] == step and summary["global_step"] == step + 2
 
 
+def test_early_stopping_counts_the_evaluations_of_every_leg_of_a_resumed_run(tiny_encoder_dir, corpus, tmp_path):
+    """--early_stopping_patience counts the evaluations without improvement over the whole run: a run
+    stopped and started again ends at the step the run without the stop ends at, not patience
+    evaluations after its last start (a run resumed every few hours would never end itself)."""
+    args = [
+        "--encoder", tiny_encoder_dir, "--train_corpora", f"text:{corpus}", "--eval_corpora", f"text:{corpus}",
+        *TINY_TRAINING, "--eval_steps", "1", "--save_steps", "1", "--early_stopping_patience", "2",
+        "--save_total_limit", "3", "--learning_rate", "0",  # the dev F1 of step 1 is never improved on
+    ]
+    whole = finetune.main([*args, "--output_dir", str(tmp_path / "whole"), "--max_steps", "10"])
+    assert json.loads((whole / "training_summary.json").read_text())["global_step"] == 3
+
+    finetune.main([*args, "--output_dir", str(tmp_path / "legs"), "--max_steps", "2"])
+    resumed = finetune.main([
+        *args, "--output_dir", str(tmp_path / "legs"), "--max_steps", "10", "--resume_from_checkpoint", "latest",
+    ])
+    summary = json.loads((resumed / "training_summary.json").read_text())
+    assert summary["resumed_from_step"] == 2 and summary["global_step"] == 3
+
+
 def test_checkpoints_every_few_minutes_add_checkpoints_and_change_nothing_else(tiny_encoder_dir, corpus, tmp_path):
     """--checkpoint_minutes saves between the scheduled checkpoints; the run's losses, evaluations and
     weights are those of the run without it, and SIGTERM has its own handler back after training."""

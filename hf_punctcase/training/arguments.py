@@ -289,7 +289,7 @@ class DataArguments:
             "average with recipes/average_checkpoints.py."
         },
     )
-    early_stopping_patience: int | None = field(default=None, metadata={"help": "Evaluations without improvement."})
+    early_stopping_patience: int | None = field(default=None, metadata={"help": "Evaluations without improvement (counted over every leg of a resumed run)."})
     model_card: bool = field(default=True, metadata={"help": "Evaluate the final model through the pipeline and write its card."})
     training_machine: str | None = field(
         default=None,

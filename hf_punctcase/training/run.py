@@ -127,6 +127,10 @@ def run(
     if training_args.resume_from_checkpoint == "latest":
         # A run stopped and started again with the same command goes on from its newest checkpoint, if any.
         training_args.resume_from_checkpoint = latest_whole_checkpoint(training_args.output_dir)
+    if training_args.resume_from_checkpoint and data_args.early_stopping_patience:
+        # Early stopping counts the evaluations without improvement over the whole run: the leg goes on from
+        # the checkpoint's count (and its patience), or a run resumed every few hours would never end itself.
+        training_args.restore_callback_states_from_checkpoint = True
     # Read now: with save_total_limit the Trainer deletes the checkpoint it resumed from once newer ones exist.
     resumed_from_step = checkpoint_step(training_args.resume_from_checkpoint)
 
