@@ -10,7 +10,7 @@ NumPy only), the plugin is skipped and the torch-free parts remain: the labels, 
 functions and :mod:`hf_punctcase.runtime`.
 """
 
-from .embedded import DEFAULT_MODEL_DIR, EMBEDDED_MODELS, ON_DEVICE_MODEL_DIR
+from .embedded import ACCURATE_MODEL_DIR, DEFAULT_MODEL_DIR, EMBEDDED_MODELS, ON_DEVICE_MODEL_DIR
 from .labels import LabelScheme, LabeledWords, build_mixed_case_lexicon
 from .restoration import RestoreOptions
 from .hardware import installed as _installed
@@ -43,6 +43,7 @@ if PLUGIN_AVAILABLE:
     register_pipeline()
 
     __all__ = [
+        "ACCURATE_MODEL_DIR",
         "AutoModelForJointTokenClassification",
         "CnnBiLstmConfig",
         "CnnBiLstmForJointTokenClassification",
@@ -78,6 +79,7 @@ if PLUGIN_AVAILABLE:
     ]
 else:
     __all__ = [
+        "ACCURATE_MODEL_DIR",
         "DEFAULT_MODEL_DIR",
         "EMBEDDED_MODELS",
         "LabelScheme",

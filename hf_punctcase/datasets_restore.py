@@ -116,8 +116,9 @@ def restore_dataset(
     once; the order is kept), an ``IterableDataset`` lazily as it is iterated (streaming; the model is
     loaded on the first batch).
 
-    ``model``: None / ``"default"``, ``"on-device"``, a checkpoint folder or a Hub repo id, loaded with
-    :func:`hf_punctcase.load_pipeline` (``load_options``: its keyword arguments, e.g. ``device``).
+    ``model``: None / ``"default"``, ``"accurate"``, ``"on-device"``, a checkpoint folder or a Hub repo
+    id, loaded with :func:`hf_punctcase.load_pipeline` (``load_options``: its keyword arguments, e.g.
+    ``device``).
     ``words_column``: also keep the per-word labels and scores there. ``pipeline_options``: the
     pipeline's call options, e.g. ``remove_disfluencies=True`` for the fluent text."""
     import datasets

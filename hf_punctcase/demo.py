@@ -26,7 +26,11 @@ from typing import Any
 from .tasks import TASKS, task_options
 
 #: The models the app offers by default: label → what load_pipeline takes.
-MODELS = {"default (accurate)": "default", "on-device (small, no torch at run time)": "on-device"}
+MODELS = {
+    "default (6 layers)": "default",
+    "accurate (12 layers, about twice as slow)": "accurate",
+    "on-device (small, no torch at run time)": "on-device",
+}
 
 #: A word whose mark or casing the model chose with less probability than this is highlighted.
 LOW_CONFIDENCE = 0.7

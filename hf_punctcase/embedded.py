@@ -1,7 +1,8 @@
 """The models shipped inside the package, by the names users give them (torch-free).
 
-``"default"`` is the accurate transformer (int8-stored safetensors, see model_cards/default.md);
-``"on-device"`` the small CNN-BiLSTM as an int8 ONNX graph (model_cards/on_device.md), which the
+``"default"`` is the 6-layer transformer (int8-stored safetensors, see model_cards/default.md);
+``"accurate"`` the 12-layer transformer, more accurate and about twice as slow (int8-stored safetensors,
+model_cards/accurate.md); ``"on-device"`` the small CNN-BiLSTM as an int8 ONNX graph (model_cards/on_device.md), which the
 pipeline runs with ONNX Runtime and :class:`hf_punctcase.runtime.OnDeviceRestorer` runs without torch.
 """
 
@@ -13,10 +14,12 @@ from pathlib import Path
 PACKAGE_DIR = Path(__file__).resolve().parent
 #: The default checkpoint: ``pipeline("punct-case")`` with no model loads it.
 DEFAULT_MODEL_DIR = PACKAGE_DIR / "default_model"
+#: The accurate model: all 12 layers of the default's encoder, stored int8 as the default is.
+ACCURATE_MODEL_DIR = PACKAGE_DIR / "accurate_model"
 #: The on-device model: an int8 ONNX export of the CNN-BiLSTM family.
 ON_DEVICE_MODEL_DIR = PACKAGE_DIR / "on_device_model"
 #: Name → folder of every embedded model.
-EMBEDDED_MODELS = {"default": DEFAULT_MODEL_DIR, "on-device": ON_DEVICE_MODEL_DIR}
+EMBEDDED_MODELS = {"default": DEFAULT_MODEL_DIR, "accurate": ACCURATE_MODEL_DIR, "on-device": ON_DEVICE_MODEL_DIR}
 
 
 def embedded_model_dir(name: str | os.PathLike | None) -> Path | None:
@@ -27,4 +30,4 @@ def embedded_model_dir(name: str | os.PathLike | None) -> Path | None:
     return EMBEDDED_MODELS.get(name) if isinstance(name, str) else None
 
 
-__all__ = ["DEFAULT_MODEL_DIR", "EMBEDDED_MODELS", "ON_DEVICE_MODEL_DIR", "embedded_model_dir"]
+__all__ = ["ACCURATE_MODEL_DIR", "DEFAULT_MODEL_DIR", "EMBEDDED_MODELS", "ON_DEVICE_MODEL_DIR", "embedded_model_dir"]

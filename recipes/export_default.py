@@ -8,9 +8,10 @@ the public pipeline and write its model card.
     python recipes/export_default.py --checkpoint HEADS_CHECKPOINT --add-heads --paragraph-threshold 0.23 \
         --dictation-table dictation.md
 
-``--model default`` (the accurate default): safetensors inside the package, int8 encoder weights per
-row or fp16; with ``--add-heads``, only the head tasks that a checkpoint trained on the frozen default
-adds, in a weight shard of their own beside the shipped weights. ``--model on-device``: the checkpoint
+``--model default`` (the 6-layer default) and ``--model accurate`` (the 12-layer model): safetensors inside
+the package, int8 encoder weights per row or fp16; with ``--add-heads``, only the head tasks that a
+checkpoint trained on the frozen embedded model adds, in a weight shard of their own beside the shipped
+weights. ``--model on-device``: the checkpoint
 as an int8 ONNX graph (hf_punctcase.export.onnx, dynamic quantisation, per tensor unless
 ``--per-channel``), whose agreement with the torch checkpoint is measured on the TED dev transcripts and
 stated in the card.
@@ -48,6 +49,7 @@ from hf_punctcase.evaluation import (
 )
 from hf_punctcase.export.onnx import export_card, export_onnx
 from hf_punctcase.labels import LabelScheme
+from hf_punctcase.loading.artifacts import INT8_GRAPH
 from hf_punctcase.quantization import is_storage_quantized, save_quantized, weights_size
 from hf_punctcase.tasks import COMMAND, DISFLUENCY, PARAGRAPH
 from hf_punctcase.atomic_files import atomic_directory, atomic_write_text
@@ -59,13 +61,22 @@ from hf_punctcase.cards.weights import INT8_WEIGHTS
 
 REPO = Path(__file__).resolve().parents[1]
 #: The card each embedded model's export writes, besides the folder's README.md.
-CARDS = {"default": REPO / "model_cards" / "default.md", "on-device": REPO / "model_cards" / "on_device.md"}
+CARDS = {
+    "default": REPO / "model_cards" / "default.md",
+    "accurate": REPO / "model_cards" / "accurate.md",
+    "on-device": REPO / "model_cards" / "on_device.md",
+}
 #: The dev set whose transcripts measure the ONNX graph's agreement with the torch checkpoint.
 PARITY_SET = DEV_SETS[0]
 
 
 def export_default(
-    checkpoint: Path, target: Path, storage: str, encoder_name: str | None = None, disfluency_threshold: float | None = None
+    checkpoint: Path,
+    target: Path,
+    storage: str,
+    encoder_name: str | None = None,
+    disfluency_threshold: float | None = None,
+    preferred_cpu_runtime: str | None = None,
 ) -> None:
     """Write a checkpoint as the package's embedded model: weights only (``int8``: the encoder's Linear
     and Embedding weights as int8 per row, hf_punctcase.quantization; ``fp16``: every weight in fp16),
@@ -74,7 +85,10 @@ def export_default(
     ``encoder_name`` replaces the directory the encoder was loaded from (site-packages, or a local MLM
     run), meaningless on a user's machine. ``disfluency_threshold``: the disfluency head's decision
     threshold, written into the config (``remove_disfluencies`` leaves out the words whose score exceeds
-    it). The target is replaced only once complete; its README.md (the card) is written afterwards by main()."""
+    it). ``preferred_cpu_runtime``: what the config says the model prefers on CPUs without bf16 matrix
+    units (hf_punctcase.loading: ``"onnxruntime-int8"``, once measured there); None keeps what the
+    checkpoint says. The target is replaced only once complete; its README.md (the card) is written
+    afterwards by main()."""
     with atomic_directory(target, overwrite=True) as staging:
         if storage == "int8" and is_storage_quantized(checkpoint):
             # Stored int8 already (``hf-punctcase quantize``): shipped as stored. Its float values,
@@ -97,6 +111,8 @@ def export_default(
             DISFLUENCY.threshold_in(config)  # one between 0 and 1
         if encoder_name:
             config["encoder"]["_name_or_path"] = encoder_name
+        if preferred_cpu_runtime is not None:
+            config["preferred_cpu_runtime"] = preferred_cpu_runtime
         # The package ships data only (weights, config, tokenizer, card): the trust_remote_code files and
         # the config entries pointing at them are written when the default is saved or pushed.
         for key in ("auto_map", "custom_pipelines"):
@@ -270,7 +286,7 @@ def main() -> None:
     parser.add_argument("--batch-size", type=int, default=16)
     parser.add_argument(
         "--storage", choices=["int8", "fp16"], default="int8",
-        help="--model default: int8 (the encoder's weights as int8 per row, about half of fp16 on disk) or fp16",
+        help="--model default or accurate: int8 (the encoder's weights as int8 per row, about half of fp16 on disk) or fp16",
     )
     parser.add_argument(
         "--per-channel", action="store_true",
@@ -278,12 +294,18 @@ def main() -> None:
     )
     parser.add_argument(
         "--disfluency-threshold", type=float, default=None,
-        help="--model default: the disfluency head's decision threshold, written into the config (default: the "
+        help="--model default or accurate: the disfluency head's decision threshold, written into the config (default: the "
         "checkpoint's, or 0.5)",
     )
     parser.add_argument(
+        "--preferred-cpu-runtime", choices=[INT8_GRAPH], default=None,
+        help="--model default or accurate: write into the config that the model runs as its int8 ONNX Runtime graph "
+        "on CPUs without bf16 matrix units (and as its OpenVINO graph on those with them), for a model whose int8 "
+        "graph was measured against fp32 (default: what the checkpoint says)",
+    )
+    parser.add_argument(
         "--add-heads", action="store_true",
-        help="--model default: ship only the checkpoint's new head tasks (trained on the frozen embedded model) "
+        help="--model default or accurate: ship only the checkpoint's new head tasks (trained on the frozen embedded model) "
         "beside the embedded weights, which stay byte for byte",
     )
     parser.add_argument("--paragraph-threshold", type=float, default=None, help="with --add-heads: the paragraph head's threshold")
@@ -333,7 +355,8 @@ def main() -> None:
         print(f"added heads: {', '.join(add_heads(args.checkpoint, target, thresholds))}", flush=True)
     else:
         export_default(
-            args.checkpoint, target, args.storage, encoder_name=card.encoder_id, disfluency_threshold=args.disfluency_threshold
+            args.checkpoint, target, args.storage, encoder_name=card.encoder_id,
+            disfluency_threshold=args.disfluency_threshold, preferred_cpu_runtime=args.preferred_cpu_runtime,
         )
     restorer = hf_punctcase.load_pipeline(str(target))
     evaluations = evaluate_all(restorer, root, args.batch_size)
@@ -354,8 +377,11 @@ def main() -> None:
             f"{args.batch_size}; words/s on the hardware the export ran on (`OnDeviceRestorer` gives the same labels)."
         ]
     else:
-        card.model_name = "hf_punctcase default"
-        card.embedded_default = True
+        card.model_name = f"hf_punctcase {args.model}"
+        if args.model == "default":
+            card.embedded_default = True
+        else:
+            card.embedded_name = args.model
         card.weights_dtype = INT8_WEIGHTS if args.storage == "int8" else "fp16"
         # What the pipeline's defaults ran here (hf_punctcase.plan_execution): the OpenVINO graph, or the int8 graph.
         plan = getattr(restorer, "execution_plan", None)

@@ -206,7 +206,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--input", nargs="+", required=True, help="Files or globs: .txt, .jsonl or .parquet.")
     parser.add_argument("--output", type=Path, required=True, help="OUTPUT.jsonl or OUTPUT.parquet")
     parser.add_argument("--engine", choices=("datasets", "ray"), default="datasets")
-    parser.add_argument("--model", default=None, help="Checkpoint folder, Hub repo id, 'default' (the default) or 'on-device'.")
+    parser.add_argument("--model", default=None, help="Checkpoint folder, Hub repo id, 'default' (the default), 'accurate' or 'on-device'.")
     parser.add_argument("--text_field", default="text")
     parser.add_argument("--output_field", default="restored")
     parser.add_argument("--words_field", default=None, help="Also keep each word's labels and scores in this field.")

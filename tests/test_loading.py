@@ -33,7 +33,7 @@ else:
 import transformers.pipelines
 results = {"untouched": transformers.pipeline is before and transformers.pipelines.pipeline is before
            and not hasattr(transformers, "AutoModelForJointTokenClassification")}
-for name, folder in (("default", hf_punctcase.DEFAULT_MODEL_DIR), ("on-device", hf_punctcase.ON_DEVICE_MODEL_DIR)):
+for name, folder in hf_punctcase.EMBEDDED_MODELS.items():
     ours, theirs = hf_punctcase.load_pipeline(name), pipeline("punct-case", model=folder)
     results[name] = {
         "same_plan": ours.execution_plan == theirs.execution_plan,
@@ -51,7 +51,8 @@ def test_transformers_pipeline_loads_the_embedded_folders_in_either_import_order
     assert done.returncode == 0, done.stderr[-3000:]
     results = json.loads(done.stdout.strip().splitlines()[-1])
     assert results["untouched"]
-    for name in ("default", "on-device"):
+    assert set(results) == {"untouched", *hf_punctcase.EMBEDDED_MODELS}
+    for name in hf_punctcase.EMBEDDED_MODELS:
         assert results[name]["same_plan"] and results[name]["same_text"], results[name]
     assert results["on-device"]["model"] == "OnnxModel"
 
