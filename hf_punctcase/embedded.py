@@ -1,9 +1,10 @@
 """The models shipped inside the package, by the names users give them (torch-free).
 
 ``"default"`` is the 6-layer transformer (int8-stored safetensors, see model_cards/default.md);
-``"accurate"`` the 12-layer transformer, more accurate and about twice as slow (int8-stored safetensors,
-model_cards/accurate.md); ``"on-device"`` the small CNN-BiLSTM as an int8 ONNX graph (model_cards/on_device.md), which the
-pipeline runs with ONNX Runtime and :class:`hf_punctcase.runtime.OnDeviceRestorer` runs without torch.
+``"accurate"`` the 12-layer transformer, more accurate and about twice as slow (int8-stored
+safetensors, model_cards/accurate.md); ``"on-device"`` the small CNN-BiLSTM as an int8 ONNX graph
+(model_cards/on_device.md), which the pipeline runs with ONNX Runtime and
+:class:`hf_punctcase.runtime.OnDeviceRestorer` runs without torch.
 """
 
 from __future__ import annotations
