@@ -56,7 +56,7 @@ from hf_punctcase.atomic_files import atomic_directory, atomic_write_text
 from hf_punctcase.cards.card import render_model_card
 from hf_punctcase.cards.checkpoint import card_data_for_checkpoint
 from hf_punctcase.cards.facts import DevSetEvaluation
-from hf_punctcase.cards.lineage import EMBEDDED_DEFAULT_ID
+from hf_punctcase.cards.lineage import embedded_model_name
 from hf_punctcase.cards.weights import INT8_WEIGHTS
 
 REPO = Path(__file__).resolve().parents[1]
@@ -277,7 +277,7 @@ def main() -> None:
     )
     parser.add_argument("--data-dir", default=None)
     parser.add_argument("--target", type=Path, default=None, help="Default: the embedded model's package folder.")
-    parser.add_argument("--card", type=Path, default=None, help="Default: model_cards/default.md or on_device.md.")
+    parser.add_argument("--card", type=Path, default=None, help="Default: model_cards/MODEL.md (default.md, accurate.md, on_device.md).")
     parser.add_argument("--recipe-command", default=None, help="Default: the commands the training records hold.")
     parser.add_argument(
         "--training-machine", default=None,
@@ -336,9 +336,12 @@ def main() -> None:
     # The card's facts first: the checkpoint may have started from the default this export replaces,
     # whose card (its training data and licences) is read before it is overwritten.
     card = card_data_for_checkpoint(args.checkpoint, training_machine=args.training_machine)
-    if card.base_model_id == EMBEDDED_DEFAULT_ID:
+    base_embedded = embedded_model_name(card.base_model_id)
+    if base_embedded is not None:
+        # An embedded model is on no Hub: the card names its encoder as base_model, and the model in words.
         card.base_model_id = card.encoder_id
-        card.base_checkpoint = "the previous embedded default of hf_punctcase (its training data are listed below)"
+        named = "default" if base_embedded == "default" else f"{base_embedded} model"
+        card.base_checkpoint = f"the previous embedded {named} of hf_punctcase (its training data are listed below)"
     export_info = None
     if on_device:
         export_info = export_onnx(

@@ -16,7 +16,7 @@ from hf_punctcase.hub import check_card_metadata
 from hf_punctcase.cards.card import TEMPLATE_PATH, card_training_data, render_model_card
 from hf_punctcase.cards.checkpoint import card_for_checkpoint
 from hf_punctcase.cards.facts import DevSetEvaluation, PunctCaseCardFacts, TrainingDataset
-from hf_punctcase.cards.lineage import EMBEDDED_DEFAULT_ID
+from hf_punctcase.cards.lineage import EMBEDDED_DEFAULT_ID, embedded_model_id, embedded_model_name
 
 ROOT = Path(__file__).resolve().parents[1]
 PUBLISHED = sorted((ROOT / "model_cards").glob("*.md"))
@@ -156,6 +156,28 @@ def test_a_run_from_the_embedded_default_carries_its_licences_and_names_it(init,
     assert "non-commercial (trained on CC BY-NC-ND 3.0, CC BY-NC-SA 3.0 data)" in card
     assert "the embedded default of hf_punctcase" in card
     assert "all-MiniLM-L6-v2" not in front["base_model"]
+
+
+@pytest.mark.parametrize("init", ["embedded folder", "accurate"])
+def test_a_run_from_the_embedded_accurate_model_carries_its_licences_and_names_it(init, tiny_model_dir, tmp_path):
+    parent = hf_punctcase.ACCURATE_MODEL_DIR if init == "embedded folder" else "accurate"
+    card = card_for_checkpoint(_child_of(parent, tiny_model_dir, tmp_path / "final"))
+    front = check_card_metadata(card)
+    # not the bare name "accurate", which would read as a Hub repo, nor the default's id
+    assert front["base_model"] == embedded_model_id("accurate") == "hf_punctcase/accurate_model"
+    assert embedded_model_name(front["base_model"]) == "accurate"
+    assert front["license"] == "other" and front["license_name"] == "non-commercial"
+    assert {"ted", "swda", "mts_dialog", "aci_bench"} <= set(front["datasets"])
+    assert "| ACI-BENCH doctor–patient dialogues (punctuation only) — base checkpoint, weight 6 | 45,627 | CC BY 4.0 |" in card
+    assert 'the embedded accurate model of hf_punctcase (`hf_punctcase/accurate_model`, what `load_pipeline("accurate")` loads)' in card
+
+
+def test_embedded_model_ids_name_their_package_folders():
+    assert embedded_model_id("default") == EMBEDDED_DEFAULT_ID
+    assert {embedded_model_name(embedded_model_id(name)) for name in hf_punctcase.EMBEDDED_MODELS} == set(
+        hf_punctcase.EMBEDDED_MODELS
+    )
+    assert embedded_model_name("org/name") is None and embedded_model_name(None) is None
 
 
 def test_a_run_from_a_hub_checkpoint_names_it_and_reads_its_cached_card(tiny_model_dir, tmp_path, monkeypatch):

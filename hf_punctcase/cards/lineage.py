@@ -5,9 +5,9 @@ joint checkpoint it was trained further from.
 
 Licences follow the weights: a checkpoint trained further from another joint checkpoint carries that
 checkpoint's training data, read from its training records (``training_summary.json``) or, where it
-has none (the embedded default ships without them), from the training-data table of its card.
-``base_model`` then names that checkpoint: its Hub id, or :data:`EMBEDDED_DEFAULT_ID` for the
-embedded default, which is not published on the Hub.
+has none (the embedded models ship without them), from the training-data table of its card.
+``base_model`` then names that checkpoint: its Hub id, or for an embedded model, which is not published
+on the Hub, :func:`embedded_model_id` (:data:`EMBEDDED_DEFAULT_ID` for the default).
 """
 
 from __future__ import annotations
@@ -44,22 +44,40 @@ class BaseCheckpoint:
     metadata_datasets: list[str]
 
 
-def _joint_checkpoint_card(init: str) -> tuple[Path | None, bool] | None:
-    """(its README.md if it has one, whether it is the embedded default) of ``init`` if it is a joint
-    checkpoint: a local folder, ``"default"``, or a Hub repo id in the local Hub cache (where the run that
-    started from it left it). None for anything else (an encoder)."""
+def embedded_model_id(name: str) -> str:
+    """``base_model`` of a checkpoint trained from the embedded model ``name`` (a key of
+    :data:`hf_punctcase.EMBEDDED_MODELS`): the package folder it lives in, as the default's
+    :data:`EMBEDDED_DEFAULT_ID` is."""
+    from ..embedded import EMBEDDED_MODELS
+
+    return f"hf_punctcase/{EMBEDDED_MODELS[name].name}"
+
+
+def embedded_model_name(model_id: str | None) -> str | None:
+    """The embedded model (``"default"``, ``"accurate"``) a ``base_model`` id of :func:`embedded_model_id`
+    names, or None for any other id."""
+    from ..embedded import EMBEDDED_MODELS
+
+    return next((name for name in EMBEDDED_MODELS if embedded_model_id(name) == model_id), None)
+
+
+def _joint_checkpoint_card(init: str) -> tuple[Path | None, str | None] | None:
+    """(its README.md if it has one, the name of the embedded model it is, if one) of ``init`` if it is a
+    joint checkpoint: a local folder, an embedded model's name (``"default"``, ``"accurate"``), or a Hub repo
+    id in the local Hub cache (where the run that started from it left it). None for anything else (an
+    encoder)."""
     from huggingface_hub import try_to_load_from_cache
 
-    from ..embedded import DEFAULT_MODEL_DIR, embedded_model_dir
+    from ..embedded import EMBEDDED_MODELS, embedded_model_dir
 
     folder = embedded_model_dir(init) or Path(init).expanduser()
     if folder.is_dir():
         config, readme = folder / "config.json", folder / "README.md"
-        embedded = folder.resolve() == DEFAULT_MODEL_DIR.resolve()
+        embedded = next((name for name, path in EMBEDDED_MODELS.items() if folder.resolve() == path.resolve()), None)
     elif _HUB_ID.match(init):
         cached = [try_to_load_from_cache(init, name) for name in ("config.json", "README.md")]
         config, readme = [Path(path) if isinstance(path, str) else None for path in cached]
-        embedded = False
+        embedded = None
     else:
         return None
     if config is None or not config.is_file() or json.loads(config.read_text()).get("model_type") != JOINT_MODEL_TYPE:
@@ -70,17 +88,22 @@ def _joint_checkpoint_card(init: str) -> tuple[Path | None, bool] | None:
 def base_checkpoint(init: str | None) -> BaseCheckpoint | None:
     """What a checkpoint trained further from ``init`` inherits from it, if ``init`` is a joint checkpoint
     without training records: the training data and licences its card lists, and its name for
-    ``base_model`` (the Hub id; :data:`EMBEDDED_DEFAULT_ID` for the embedded default; for a local folder,
-    the Hub id its card was written for, else the card's own ``base_model``)."""
+    ``base_model`` (the Hub id; :func:`embedded_model_id` for an embedded model; for a local folder, the
+    Hub id its card was written for, else the card's own ``base_model``)."""
     found = _joint_checkpoint_card(str(init)) if init else None
     if found is None:
         return None
     readme, embedded = found
     card = ModelCard.load(readme, ignore_metadata_errors=True) if readme is not None else None
-    is_local = Path(str(init)).expanduser().is_dir() or init == "default"
-    if embedded:
+    is_local = Path(str(init)).expanduser().is_dir() or embedded is not None
+    if embedded == "default":
         hub_id, description = EMBEDDED_DEFAULT_ID, (
             f"the embedded default of hf_punctcase (`{EMBEDDED_DEFAULT_ID}`, what `pipeline(\"punct-case\")` loads)"
+        )
+    elif embedded is not None:
+        hub_id = embedded_model_id(embedded)
+        description = (
+            f"the embedded {embedded} model of hf_punctcase (`{hub_id}`, what `load_pipeline(\"{embedded}\")` loads)"
         )
     elif not is_local:
         hub_id, description = str(init), f"`{init}`"
