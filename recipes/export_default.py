@@ -56,7 +56,7 @@ from hf_punctcase.atomic_files import atomic_directory, atomic_write_text
 from hf_punctcase.cards.card import render_model_card
 from hf_punctcase.cards.checkpoint import card_data_for_checkpoint
 from hf_punctcase.cards.facts import DevSetEvaluation
-from hf_punctcase.cards.lineage import embedded_model_name
+from hf_punctcase.cards.lineage import embedded_model_name, embedded_model_title
 from hf_punctcase.cards.weights import INT8_WEIGHTS
 
 REPO = Path(__file__).resolve().parents[1]
@@ -340,8 +340,7 @@ def main() -> None:
     if base_embedded is not None:
         # An embedded model is on no Hub: the card names its encoder as base_model, and the model in words.
         card.base_model_id = card.encoder_id
-        named = "default" if base_embedded == "default" else f"{base_embedded} model"
-        card.base_checkpoint = f"the previous embedded {named} of hf_punctcase (its training data are listed below)"
+        card.base_checkpoint = f"the previous {embedded_model_title(base_embedded)} (its training data are listed below)"
     export_info = None
     if on_device:
         export_info = export_onnx(

@@ -173,7 +173,7 @@ def test_a_run_from_the_embedded_accurate_model_carries_its_licences_and_names_i
 
 
 def test_embedded_model_ids_name_their_package_folders():
-    assert embedded_model_id("default") == EMBEDDED_DEFAULT_ID
+    assert EMBEDDED_DEFAULT_ID == embedded_model_id("default") == "hf_punctcase/default_model"
     assert {embedded_model_name(embedded_model_id(name)) for name in hf_punctcase.EMBEDDED_MODELS} == set(
         hf_punctcase.EMBEDDED_MODELS
     )

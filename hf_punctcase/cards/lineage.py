@@ -22,13 +22,11 @@ from typing import Any
 
 from huggingface_hub import ModelCard
 
+from ..embedded import EMBEDDED_MODELS, embedded_model_dir
 from .card import card_training_data
 from .facts import TrainingDataset
 from .training_records import mlm_corpora, training_chain, training_record
 
-#: ``base_model`` of a checkpoint trained from the embedded default. The default is not on the Hub, so it
-#: is named by where it lives: the ``default_model`` folder of the ``hf_punctcase`` package.
-EMBEDDED_DEFAULT_ID = "hf_punctcase/default_model"
 JOINT_MODEL_TYPE = "joint_token_classification"
 _HUB_ID = re.compile(r"^[\w.-]+/[\w.-]+$")
 
@@ -46,18 +44,24 @@ class BaseCheckpoint:
 
 def embedded_model_id(name: str) -> str:
     """``base_model`` of a checkpoint trained from the embedded model ``name`` (a key of
-    :data:`hf_punctcase.EMBEDDED_MODELS`): the package folder it lives in, as the default's
-    :data:`EMBEDDED_DEFAULT_ID` is."""
-    from ..embedded import EMBEDDED_MODELS
-
+    :data:`hf_punctcase.EMBEDDED_MODELS`). The embedded models are not on the Hub, so each is named by
+    where it lives: its folder in the ``hf_punctcase`` package."""
     return f"hf_punctcase/{EMBEDDED_MODELS[name].name}"
+
+
+#: ``base_model`` of a checkpoint trained from the embedded default: ``hf_punctcase/default_model``.
+EMBEDDED_DEFAULT_ID = embedded_model_id("default")
+
+
+def embedded_model_title(name: str) -> str:
+    """The embedded model ``name`` in a card's words: "embedded default of hf_punctcase", "embedded
+    accurate model of hf_punctcase"."""
+    return "embedded default of hf_punctcase" if name == "default" else f"embedded {name} model of hf_punctcase"
 
 
 def embedded_model_name(model_id: str | None) -> str | None:
     """The embedded model (``"default"``, ``"accurate"``) a ``base_model`` id of :func:`embedded_model_id`
     names, or None for any other id."""
-    from ..embedded import EMBEDDED_MODELS
-
     return next((name for name in EMBEDDED_MODELS if embedded_model_id(name) == model_id), None)
 
 
@@ -67,8 +71,6 @@ def _joint_checkpoint_card(init: str) -> tuple[Path | None, str | None] | None:
     id in the local Hub cache (where the run that started from it left it). None for anything else (an
     encoder)."""
     from huggingface_hub import try_to_load_from_cache
-
-    from ..embedded import EMBEDDED_MODELS, embedded_model_dir
 
     folder = embedded_model_dir(init) or Path(init).expanduser()
     if folder.is_dir():
@@ -96,15 +98,10 @@ def base_checkpoint(init: str | None) -> BaseCheckpoint | None:
     readme, embedded = found
     card = ModelCard.load(readme, ignore_metadata_errors=True) if readme is not None else None
     is_local = Path(str(init)).expanduser().is_dir() or embedded is not None
-    if embedded == "default":
-        hub_id, description = EMBEDDED_DEFAULT_ID, (
-            f"the embedded default of hf_punctcase (`{EMBEDDED_DEFAULT_ID}`, what `pipeline(\"punct-case\")` loads)"
-        )
-    elif embedded is not None:
+    if embedded is not None:
         hub_id = embedded_model_id(embedded)
-        description = (
-            f"the embedded {embedded} model of hf_punctcase (`{hub_id}`, what `load_pipeline(\"{embedded}\")` loads)"
-        )
+        loads = 'pipeline("punct-case")' if embedded == "default" else f'load_pipeline("{embedded}")'
+        description = f"the {embedded_model_title(embedded)} (`{hub_id}`, what `{loads}` loads)"
     elif not is_local:
         hub_id, description = str(init), f"`{init}`"
     else:
@@ -205,8 +202,6 @@ def stage_datasets(summary: dict) -> list[TrainingDataset]:
 def _model_datasets(model: str | Path) -> list[TrainingDataset]:
     """Everything a model named as the pipeline names it was trained on: an embedded model or a local
     checkpoint folder; nothing for a model found nowhere here."""
-    from ..embedded import embedded_model_dir
-
     folder = embedded_model_dir(model) or Path(model).expanduser()
     return _lineage_datasets(folder) if folder.is_dir() else []
 
