@@ -54,9 +54,8 @@ from hf_punctcase.quantization import is_storage_quantized, save_quantized, weig
 from hf_punctcase.tasks import COMMAND, DISFLUENCY, PARAGRAPH
 from hf_punctcase.atomic_files import atomic_directory, atomic_write_text
 from hf_punctcase.cards.card import render_model_card
-from hf_punctcase.cards.checkpoint import card_data_for_checkpoint
+from hf_punctcase.cards.checkpoint import card_data_for_checkpoint, replace_embedded_base
 from hf_punctcase.cards.facts import DevSetEvaluation
-from hf_punctcase.cards.lineage import embedded_model_name, embedded_model_title
 from hf_punctcase.cards.weights import INT8_WEIGHTS
 
 REPO = Path(__file__).resolve().parents[1]
@@ -336,11 +335,7 @@ def main() -> None:
     # The card's facts first: the checkpoint may have started from the default this export replaces,
     # whose card (its training data and licences) is read before it is overwritten.
     card = card_data_for_checkpoint(args.checkpoint, training_machine=args.training_machine)
-    base_embedded = embedded_model_name(card.base_model_id)
-    if base_embedded is not None:
-        # An embedded model is on no Hub: the card names its encoder as base_model, and the model in words.
-        card.base_model_id = card.encoder_id
-        card.base_checkpoint = f"the previous {embedded_model_title(base_embedded)} (its training data are listed below)"
+    replace_embedded_base(card)  # the model it started from is replaced by this export, and its card with it
     export_info = None
     if on_device:
         export_info = export_onnx(

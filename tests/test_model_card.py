@@ -14,7 +14,7 @@ from huggingface_hub import ModelCard
 import hf_punctcase
 from hf_punctcase.hub import check_card_metadata
 from hf_punctcase.cards.card import TEMPLATE_PATH, card_training_data, render_model_card
-from hf_punctcase.cards.checkpoint import card_for_checkpoint
+from hf_punctcase.cards.checkpoint import card_data_for_checkpoint, card_for_checkpoint, replace_embedded_base
 from hf_punctcase.cards.facts import DevSetEvaluation, PunctCaseCardFacts, TrainingDataset
 from hf_punctcase.cards.lineage import EMBEDDED_DEFAULT_ID, embedded_model_id, embedded_model_name
 
@@ -143,6 +143,47 @@ def test_a_run_from_a_non_commercial_checkpoint_inherits_its_data_licence_and_na
     assert "**Licence of this checkpoint: non-commercial (trained on CC BY-NC-SA 3.0 data).**" in card
     assert "as the training data: as the user's data" not in card
     assert "- Trained further from: a joint checkpoint (org/tiny-nc)" in card
+
+
+def test_a_run_from_a_checkpoint_carries_its_training_time_and_command(tiny_model_dir, tmp_path):
+    parent = tmp_path / "parent"
+    shutil.copytree(tiny_model_dir, parent)
+    (parent / "README.md").write_text(render_model_card(_facts()))
+    card = card_for_checkpoint(_child_of(parent, tiny_model_dir, tmp_path / "child"))
+    # the parent's training comes first in the command and last in the time, so the card stands alone
+    assert "- Command: `python recipes/finetune.py --train_corpora swda ; then python recipes/finetune.py " in card
+    assert "; before that, the training of a joint checkpoint (org/tiny-nc): 1 min, 10 steps\n" in card
+    assert "see its card)" not in card
+
+
+def test_the_training_of_an_embedded_base_stays_on_the_card_that_replaces_it(tiny_model_dir, tmp_path):
+    lines = (hf_punctcase.ACCURATE_MODEL_DIR / "README.md").read_text().splitlines()
+    time, command = (next(line.removeprefix(p) for line in lines if line.startswith(p)) for p in ("- Time: ", "- Command: "))
+    card = card_for_checkpoint(_child_of("accurate", tiny_model_dir, tmp_path / "final"))
+    assert f"the embedded accurate model of hf_punctcase (`hf_punctcase/accurate_model`, what " \
+           f"`load_pipeline(\"accurate\")` loads): {time}" in card
+    assert f"- Command: `{command.strip('`')} ; then python recipes/finetune.py" in card
+
+
+def test_a_successor_shipped_in_an_embedded_models_place_calls_it_the_previous_one(tiny_model_dir, tmp_path):
+    facts = card_data_for_checkpoint(_child_of("accurate", tiny_model_dir, tmp_path / "final"))
+    assert replace_embedded_base(facts) == "accurate"
+    card = render_model_card(facts)
+    assert "; before that, the training of the previous embedded accurate model of hf_punctcase: " in card
+    assert "- Trained further from: the previous embedded accurate model of hf_punctcase (its training data are listed below)" in card
+    assert 'load_pipeline("accurate")` loads' not in card  # which, once shipped, is the successor itself
+    assert _front(card).get("base_model") == facts.encoder_id  # the encoder (none known for a tiny one), not the folder
+    # a checkpoint from anything else is left as it is
+    other = card_data_for_checkpoint(_child_of(tiny_model_dir, tiny_model_dir, tmp_path / "other"))
+    assert replace_embedded_base(other) is None and render_model_card(other) == card_for_checkpoint(tmp_path / "other")
+
+
+def test_a_base_card_without_a_training_section_is_referred_to(tiny_model_dir, tmp_path):
+    parent = tmp_path / "parent"
+    shutil.copytree(tiny_model_dir, parent)
+    (parent / "README.md").write_text("---\nlicense: cc-by-nc-4.0\n---\n# Another card\n")
+    card = card_for_checkpoint(_child_of(parent, tiny_model_dir, tmp_path / "child"))
+    assert "(after the training of the base checkpoint: see its card)" in card
 
 
 @pytest.mark.parametrize("init", ["embedded folder", "default"])

@@ -11,7 +11,7 @@ from ..encoders import PYPI_PACKAGES
 from ..tasks import head_labels
 from .card import render_model_card
 from .facts import DevSetEvaluation, PunctCaseCardFacts, architecture_of
-from .lineage import base_checkpoint, mlm_datasets, stage_datasets
+from .lineage import base_checkpoint, embedded_model_name, embedded_model_title, mlm_datasets, stage_datasets
 from .training_records import mlm_description, mlm_record, stage_description, training_chain, training_record
 from .weights import INT8_WEIGHTS, parameter_count, stored_dtype
 
@@ -76,7 +76,10 @@ def card_data_for_checkpoint(
     if mlm is not None and summary:
         training_time = f"{mlm_description(mlm)}; then {training_time}"
         commands = f"{mlm.get('command') or 'not recorded'} ; then {commands}"
-    if base is not None:
+    if base is not None and base.training_time and base.recipe_command:
+        training_time += f"; before that, the training of {base.description}: {base.training_time}"
+        commands = f"{base.recipe_command} ; then {commands}"
+    elif base is not None:
         training_time += " (after the training of the base checkpoint: see its card)"
     machine = training_machine or next((r["training_machine"] for _, r in chain[::-1] if r.get("training_machine")), None)
     evaluations = [
@@ -112,3 +115,20 @@ def card_data_for_checkpoint(
 def card_for_checkpoint(folder: str | os.PathLike, training_machine: str | None = None, repo_id: str | None = None) -> str:
     """The README.md card of a checkpoint folder (see :func:`card_data_for_checkpoint`)."""
     return render_model_card(card_data_for_checkpoint(folder, training_machine, repo_id))
+
+
+def replace_embedded_base(facts: PunctCaseCardFacts) -> str | None:
+    """Turn the facts of a checkpoint trained from an embedded model into those of its successor, which
+    will be shipped in that model's place: ``base_model`` names the encoder (an embedded model is on no
+    Hub), and the model it replaces is "the previous" one, in ``base_checkpoint`` and in the training
+    history the card keeps of it. Returns the embedded model's name, or None (and changes nothing) for a
+    checkpoint trained from anything else."""
+    name = embedded_model_name(facts.base_model_id)
+    if name is None:
+        return None
+    previous = f"the previous {embedded_model_title(name)}"
+    facts.base_model_id = facts.encoder_id
+    if facts.base_checkpoint:
+        facts.training_time = facts.training_time.replace(facts.base_checkpoint, previous)
+    facts.base_checkpoint = f"{previous} (its training data are listed below)"
+    return name

@@ -40,6 +40,10 @@ class BaseCheckpoint:
     encoder: str | None  # the base encoder as its card names it
     datasets: list[TrainingDataset]
     metadata_datasets: list[str]
+    # Its training as its card states it, if the card has this package's layout: an embedded model's card is
+    # replaced with the model, so the card of a checkpoint trained from it must carry that history itself.
+    training_time: str | None = None
+    recipe_command: str | None = None
 
 
 def embedded_model_id(name: str) -> str:
@@ -113,8 +117,12 @@ def base_checkpoint(init: str | None) -> BaseCheckpoint | None:
         datasets = [TrainingDataset("the base checkpoint's training data (no card or training record found)", None,
                                     "unknown", words_note="–")]
         return BaseCheckpoint(description, hub_id, None, datasets, [])
-    encoder = next((line.removeprefix("- Base encoder: ") for line in card.text.splitlines()
-                    if line.startswith("- Base encoder: ")), None)
+    encoder, training_time, recipe_command = (
+        next((line.removeprefix(prefix) for line in card.text.splitlines() if line.startswith(prefix)), None)
+        for prefix in ("- Base encoder: ", "- Time: ", "- Command: ")
+    )
+    if recipe_command is not None:
+        recipe_command = recipe_command.strip("`")
     datasets = card_training_data(card)
     metadata_datasets = card.data.get("datasets") or []
     metadata_datasets = [metadata_datasets] if isinstance(metadata_datasets, str) else list(metadata_datasets)
@@ -126,7 +134,7 @@ def base_checkpoint(init: str | None) -> BaseCheckpoint | None:
     for d in datasets:
         d.description = _one_checkpoint_back(d.description)
         d.words_note = "see its card"  # the base checkpoint's training is described on its own card
-    return BaseCheckpoint(description, hub_id, encoder, datasets, metadata_datasets)
+    return BaseCheckpoint(description, hub_id, encoder, datasets, metadata_datasets, training_time, recipe_command)
 
 
 _BASE_CHECKPOINT = r"base checkpoint(?: \((\d+) checkpoints back\))?"
