@@ -14,6 +14,8 @@ from .facts import TrainingDataset
 HUB_LICENCES = {
     "CC BY 4.0": "cc-by-4.0",
     "CC0": "cc0-1.0",
+    "CC BY-SA 3.0": "cc-by-sa-3.0",
+    "CC BY-SA 4.0": "cc-by-sa-4.0",
     "CC BY-NC-ND 3.0": "cc-by-nc-nd-3.0",
     "CC BY-NC-SA 3.0": "cc-by-nc-sa-3.0",
     "CC BY-NC-SA 4.0": "cc-by-nc-sa-4.0",

@@ -57,6 +57,9 @@ from .sources import (
     read_mtsamples,
     read_nltk,
     read_swda,
+    SHARDED_CORPORA,
+    paragraphed_text,
+    read_shards,
     read_ted_talks,
     read_ted_unpunctuated,
     read_text_files,
@@ -282,6 +285,43 @@ def _hash_split(reader: Callable[[Path], Iterator[tuple[str, str]]], *parts: str
     return source
 
 
+#: The held-out documents of each sharded corpus, by corpus: whole documents, never a part of one.
+#: The hashed corpora keep a share of their documents (podcast episodes, court arguments, articles,
+#: books) for validation and as much for test; the UN debates keep whole sessions, by year.
+SHARDED_HOLDOUT: dict[str, dict] = {
+    "changelog": {"validation": 0.01, "test": 0.01},
+    "scotus": {"validation": 0.01, "test": 0.01},
+    "wikipedia_2015": {"validation": 0.005, "test": 0.005},
+    "gutenberg": {"validation": 0.03, "test": 0.03},
+    "ungd": {"validation_years": ("2005",), "test_years": ("2015",)},
+}
+
+
+def sharded_split(name: str, doc_id: str, document: dict) -> str:
+    """The split of one document of a sharded corpus (:data:`SHARDED_HOLDOUT`)."""
+    holdout = SHARDED_HOLDOUT[name]
+    if "validation_years" in holdout:
+        year = str(document.get("date", ""))[:4]
+        if year in holdout["test_years"]:
+            return "test"
+        return "validation" if year in holdout["validation_years"] else "train"
+    return document_split(doc_id, **holdout)
+
+
+def _sharded(name: str) -> Source:
+    """A sharded corpus (:data:`~hf_punctcase.data.sources.SHARDED_CORPORA`), streamed from its shards:
+    one paragraph a line, so that the paragraph labels end each paragraph (each speaker turn)."""
+
+    def source(root: Path, options: dict):
+        for document in read_shards(root.joinpath(*SHARDED_CORPORA[name])):
+            doc_id = f"{name}/{document['id']}"
+            text = paragraphed_text(document)
+            if text:
+                yield sharded_split(name, doc_id, document), doc_id, text, True, PARAGRAPHS_FROM_LINES
+
+    return source
+
+
 def _ted_captions(root: Path, options: dict):
     # Auto-captions carry no human punctuation: their words come without labels (-1), so that only a
     # teacher's soft labels (distillation) or masked-LM objectives learn from them.
@@ -344,6 +384,11 @@ SOURCES: dict[str, tuple[Source, str, tuple[str, ...]]] = {
         "medical",
         ("train", "validation", "test"),
     ),
+    "changelog": (_sharded("changelog"), "conversational", ("train", "validation", "test")),
+    "scotus": (_sharded("scotus"), "conversational", ("train", "validation", "test")),
+    "ungd": (_sharded("ungd"), "speech", ("train", "validation", "test")),
+    "wikipedia_2015": (_sharded("wikipedia_2015"), "general", ("train", "validation", "test")),
+    "gutenberg": (_sharded("gutenberg"), "general", ("train", "validation", "test")),
     "text": (_text, "user", ("train", "validation", "test")),
     "ted_captions_labelled": (_text, "ted", ("train", "validation", "test")),
     "asr_hypotheses": (_asr_hypotheses, "user", ("train", "validation", "test")),
@@ -575,6 +620,11 @@ LICENCES: dict[str, tuple[str, str]] = {
     "mts_dialog": ("MTS-Dialog doctor–patient dialogues", "CC BY 4.0"),
     "aci_bench": ("ACI-BENCH doctor–patient dialogues (punctuation only)", "CC BY 4.0"),
     "aci_bench_asr": ("ACI-BENCH virtscribe ASR output, labels transferred from the human transcripts", "CC BY 4.0"),
+    "changelog": ("Changelog podcast transcripts, edited verbatim (thechangelog/transcripts)", "CC BY-SA 4.0"),
+    "scotus": ("US Supreme Court oral arguments since 1990 (Oyez)", "CC BY-NC"),
+    "ungd": ("UN General Debate speeches (UN General Debate Corpus)", "CC0"),
+    "wikipedia_2015": ("English Wikipedia articles (2015 dump)", "CC BY-SA 3.0"),
+    "gutenberg": ("Project Gutenberg public-domain novels and essays", "public domain (US)"),
     "text": ("the user's own text", "as the user's data"),
     "ted_captions_labelled": (
         "TEDx / TED archive auto-captions punctuated and cased by a teacher model (whose training data are listed too)",
@@ -584,4 +634,4 @@ LICENCES: dict[str, tuple[str, str]] = {
 }
 
 #: Licences that forbid commercial use.
-NON_COMMERCIAL = {"CC BY-NC-ND 3.0", "CC BY-NC-SA 3.0", "CC BY-NC-SA 4.0"}
+NON_COMMERCIAL = {"CC BY-NC", "CC BY-NC-ND 3.0", "CC BY-NC-SA 3.0", "CC BY-NC-SA 4.0"}

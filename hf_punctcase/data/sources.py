@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import json
+import lzma
 import os
 import re
 from collections.abc import Iterable, Iterator
@@ -297,3 +298,41 @@ def read_aci_asr_pairs(folder: str | os.PathLike, split: str = "valid") -> Itera
     for key, dialogue in human:
         if key in asr:
             yield key, _ACI_SPEAKER_TAG.sub(" ", asr[key]), _ACI_SPEAKER_TAG.sub(" ", dialogue)
+
+
+# ---- the sharded corpora: xz JSONL, one document a line with its ``paragraphs`` ---------------------
+#: The folders of ../shared/data whose documents come as ``part-NNNNN.jsonl.xz`` shards.
+SHARDED_CORPORA = {
+    "changelog": ("spoken", "changelog"),
+    "scotus": ("spoken", "scotus"),
+    "ungd": ("spoken", "ungd"),
+    "wikipedia_2015": ("general", "wikipedia_2015"),
+    "gutenberg": ("general", "gutenberg"),
+}
+
+
+def read_shards(folder: str | os.PathLike) -> Iterator[dict]:
+    """The documents of a sharded corpus folder, one dict each (``id``, ``paragraphs``, and the corpus's
+    own fields such as ``speakers`` or ``date``), streamed shard by shard and line by line in the shards'
+    order, so that no more than one document is held at a time."""
+    shards = sorted(Path(folder).glob("part-*.jsonl.xz"))
+    if not shards:
+        raise FileNotFoundError(f"no part-*.jsonl.xz shards in {folder}")
+    for shard in shards:
+        with lzma.open(shard, "rt", encoding="utf-8") as handle:
+            for number, line in enumerate(handle, 1):
+                if not line.strip():
+                    continue
+                try:
+                    document = json.loads(line)
+                except json.JSONDecodeError as error:
+                    raise ValueError(f"{shard}:{number}: not a JSON document ({error.msg})") from None
+                if not isinstance(document.get("paragraphs"), list) or "id" not in document:
+                    raise ValueError(f'{shard}:{number}: a document needs "id" and "paragraphs" (a list)')
+                yield document
+
+
+def paragraphed_text(document: dict) -> str:
+    """A sharded document's text, one paragraph a line. In conversations a paragraph is one speaker's
+    turn, so a change of speaker is a paragraph break (the line breaks that the paragraph labels read)."""
+    return "\n".join(" ".join(paragraph.split()) for paragraph in document["paragraphs"] if paragraph.strip())

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..data import data_dir, read_aci_asr_pairs, read_aci_bench, read_che, read_iwslt_cased, read_mts_dialog, read_swda
+from ..data.sources import SHARDED_CORPORA, paragraphed_text, read_shards
 from ..labels import LabeledWords, LabelScheme
 from ..restoration import SENTENCE_END_LABELS
 
@@ -50,6 +51,49 @@ _MTS = "medical/mts_dialog/MTS-Dialog-ValidationSet.csv"
 _ACI = "medical/aci_bench/challenge_data/valid.csv"
 _ACI_ASR = "medical/aci_bench/src_experiment_data"
 
+#: The most words of each sharded corpus's dev set, and of each of its held-out documents there, by
+#: corpus: the opening of every validation document (whole sentences), so that the set spans all its
+#: episodes, arguments, speeches, articles or books at a cost like the other sets'.
+SHARDED_DEV_WORDS = {
+    "changelog": (2_000, 40_000),
+    "scotus": (2_000, 40_000),
+    "ungd": (400, 40_000),
+    "wikipedia_2015": (1_000, 40_000),
+    "gutenberg": (8_000, 40_000),
+}
+
+
+def held_out_openings(
+    name: str, root: Path, scheme: LabelScheme, per_document: int | None = None, total: int | None = None
+) -> list[LabeledWords]:
+    """The validation documents of sharded corpus ``name`` (its builder split), each cut to its first
+    ``per_document`` words at a sentence end (a document without one inside them is cut there), in the
+    shards' order, until ``total`` words."""
+    from ..data.builder import sharded_split
+
+    per_document = per_document or SHARDED_DEV_WORDS[name][0]
+    total = total or SHARDED_DEV_WORDS[name][1]
+    openings, taken = [], 0
+    for document in read_shards(root.joinpath(*SHARDED_CORPORA[name])):
+        if taken >= total:
+            break
+        if sharded_split(name, f"{name}/{document['id']}", document) != "validation":
+            continue
+        labeled = scheme.parse(paragraphed_text(document))
+        limit = min(per_document, total - taken, len(labeled))
+        ends = [i + 1 for i, label in enumerate(labeled.punct[:limit]) if label in SENTENCE_END_LABELS]
+        stop = ends[-1] if ends else limit
+        if stop:
+            openings.append(LabeledWords(labeled.words[:stop], labeled.punct[:stop], labeled.case[:stop]))
+            taken += stop
+    return openings
+
+
+def _sharded_dev_set(title: str, name: str) -> DevSet:
+    folder = "/".join(SHARDED_CORPORA[name])
+    return DevSet(title, lambda root, s: held_out_openings(name, root, s), True, (folder,))
+
+
 DEV_SETS: tuple[DevSet, ...] = (
     DevSet("TED dev2010+tst2012", lambda root, s: _parsed(read_iwslt_cased([root / f for f in _TED]), s), True, _TED),
     DevSet("IWSLT dev2012 (Che)", lambda root, s: [read_che(root / "iwslt" / "dev2012_che_labeled.tsv")], False,
@@ -57,6 +101,11 @@ DEV_SETS: tuple[DevSet, ...] = (
     DevSet("SwDA val", lambda root, s: _parsed(read_swda(root / _SWDA, split="val"), s), True, (_SWDA,)),
     DevSet("MTS-Dialog validation", lambda root, s: _parsed(read_mts_dialog(root / _MTS), s), True, (_MTS,)),
     DevSet("ACI-BENCH valid", lambda root, s: _parsed(read_aci_bench(root / _ACI), s), False, (_ACI,)),
+    _sharded_dev_set("Changelog podcasts val", "changelog"),
+    _sharded_dev_set("SCOTUS arguments val", "scotus"),
+    _sharded_dev_set("UN General Debate val", "ungd"),
+    _sharded_dev_set("Wikipedia 2015 val", "wikipedia_2015"),
+    _sharded_dev_set("Gutenberg val", "gutenberg"),
 )
 
 ASR_DEV_SETS: tuple[AsrDevSet, ...] = (
