@@ -22,9 +22,11 @@ PLUGIN_AVAILABLE = _installed("torch") and _installed("transformers")
 from .version import __version__
 
 if PLUGIN_AVAILABLE:
-    from .quantization import import_torchao_quietly
+    from .quantization import quiet_torchao_import_noise
 
-    import_torchao_quietly()  # before transformers imports it, which would log its CUDA-kernel warnings
+    # transformers imports torchao wherever it is installed (the quantize extra), which logs warnings
+    # about its CUDA kernels on every CPU-only machine; the plugin itself never needs it to load a model.
+    quiet_torchao_import_noise()
 
     from .auto import AutoModelForJointTokenClassification, register
     from .models.cnn_bilstm import CnnBiLstmConfig, CnnBiLstmForJointTokenClassification
@@ -36,11 +38,28 @@ if PLUGIN_AVAILABLE:
     from .pipelines import PunctCasePipeline
     from .checkpoints import ResolvedModel, check_model_dir, resolve
     from .registry import PIPELINE_TASK, default_model_path, load_pipeline, register_pipeline
-    from .streaming import StreamingRestorer
-    from .datasets_restore import Restorer, restore_dataset
 
     register()
     register_pipeline()
+
+    #: Names imported on first use (PEP 562), not with the package: what registering needs is above.
+    _LAZY = {
+        "StreamingRestorer": ".streaming",
+        "Restorer": ".datasets_restore",
+        "restore_dataset": ".datasets_restore",
+    }
+
+    def __getattr__(name: str):
+        if name in _LAZY:
+            import importlib
+
+            value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+            globals()[name] = value
+            return value
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+    def __dir__() -> list[str]:
+        return sorted(set(globals()) | set(_LAZY))
 
     __all__ = [
         "ACCURATE_MODEL_DIR",

@@ -47,6 +47,16 @@ class _DropMatching(logging.Filter):
         return not self.pattern.search(record.getMessage())
 
 
+def quiet_torchao_import_noise() -> None:
+    """Drop, from now on, the log records that importing torchao writes on every CPU-only install
+    (:data:`_IMPORT_NOISE`), whoever imports it (transformers does, wherever torchao is installed);
+    any other record of those loggers passes. Imports nothing; idempotent."""
+    for name, pattern in _IMPORT_NOISE.items():
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, _DropMatching) and f.pattern is pattern for f in logger.filters):
+            logger.addFilter(_DropMatching(pattern))
+
+
 def import_torchao_quietly() -> None:
     """Import torchao (where transformers would: installed and of a version it supports) without the
     warnings it logs on every CPU-only install (:data:`_IMPORT_NOISE`); any other message it logs
@@ -66,6 +76,17 @@ def import_torchao_quietly() -> None:
     finally:
         for logger, drop in filters:
             logger.removeFilter(drop)
+
+
+def require_torchao(purpose: str) -> None:
+    """Import torchao quietly for ``purpose``, or raise ``ImportError`` saying how to install it: writing
+    int8 storage and training for it need torchao (the ``quantize`` extra); reading int8 storage does not
+    (:func:`hf_punctcase.models.common.modeling.int8_stored_state_dict`)."""
+    from transformers.utils import is_torchao_available
+
+    if not is_torchao_available():
+        raise ImportError(f"{purpose} needs torchao: pip install 'hf_punctcase[quantize]' (with -c constraints.txt)")
+    import_torchao_quietly()
 
 
 # ---- reading a folder ---------------------------------------------------------------------------
@@ -108,6 +129,8 @@ def int8_storage_config(model_config: PretrainedConfig) -> TorchAoConfig:
     whatever the depth). The heads stay out: they are tiny and decide every label.
     """
     import torch
+
+    require_torchao("int8 storage (hf-punctcase quantize)")
     from torchao.quantization import FqnToConfig, Int8WeightOnlyConfig, PerRow
     from transformers import TorchAoConfig
 
@@ -218,7 +241,7 @@ def simulate_int8_storage(model: torch.nn.Module) -> int:
     (subclasses of Linear / Embedding with the same parameter names), so Trainer checkpoints keep
     plain state dicts and resume as usual. Undo with :func:`stop_simulating_int8_storage` before
     ``save_pretrained``. Returns how many weight matrices are rounded."""
-    import_torchao_quietly()
+    require_torchao("training for int8 storage")
     from torchao.quantization import quantize_
     from torchao.quantization.qat import QATConfig
 
@@ -243,6 +266,7 @@ __all__ = [
     "int8_storage_config",
     "is_storage_quantized",
     "quantize_checkpoint",
+    "quiet_torchao_import_noise",
     "save_quantized",
     "simulate_int8_storage",
     "stop_simulating_int8_storage",

@@ -316,3 +316,56 @@ def test_an_int8_stored_checkpoint_exports_to_onnx_from_its_dequantized_weights(
     assert "quantization_config" not in json.loads((int8.path / "config.json").read_text())
     plan = hf_punctcase.load_pipeline(str(int8.path)).execution_plan
     assert (plan.runtime, plan.precision) == ("onnxruntime", "int8")
+
+
+def test_int8_storage_is_read_bit_for_bit_as_torchao_dequantizes_it(quantized_dir):
+    """The plugin's own reader (no torchao) against transformers' torchao integration on the same folder."""
+    from transformers import PreTrainedModel
+
+    from hf_punctcase.models.common.modeling import int8_stored_state_dict
+    from hf_punctcase.quantization import import_torchao_quietly
+
+    import_torchao_quietly()
+    through_torchao = PreTrainedModel.from_pretrained.__func__(
+        hf_punctcase.JointTokenClassificationModel, quantized_dir, dtype=torch.float32
+    )
+    expected = {
+        name: (tensor.dequantize() if hasattr(tensor, "dequantize") and type(tensor) is not torch.Tensor else tensor)
+        for name, tensor in through_torchao.state_dict().items()
+    }
+    assert any(type(tensor) is not torch.Tensor for tensor in through_torchao.state_dict().values())
+    read = int8_stored_state_dict(quantized_dir)
+    assert set(read) == set(expected)
+    for name, tensor in expected.items():
+        assert read[name].dtype == tensor.dtype and torch.equal(read[name], tensor), name
+
+
+def test_an_int8_stored_checkpoint_loads_and_restores_where_torchao_is_not_installed(decisive_model_dir, quantized_dir):
+    """A plain install has no torchao: loading hides it from the process and restores as the original."""
+    script = f"""
+import importlib.util, sys
+find_spec = importlib.util.find_spec
+importlib.util.find_spec = lambda name, *a: None if name.split(".")[0] == "torchao" else find_spec(name, *a)
+class NoTorchao:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] == "torchao":
+            raise ModuleNotFoundError("No module named 'torchao'")
+sys.meta_path.insert(0, NoTorchao())
+import hf_punctcase
+pipe = hf_punctcase.load_pipeline({quantized_dir!r}, runtime="torch", dtype="float32")
+print(pipe({SENTENCES[0]!r})["text"])
+assert "torchao" not in sys.modules
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    original = hf_punctcase.load_pipeline(decisive_model_dir, runtime="torch", dtype="float32")
+    assert done.stdout.strip() == original(SENTENCES[0])["text"]
+
+
+def test_writing_int8_storage_without_torchao_says_which_extra_to_install(monkeypatch, decisive_model_dir, tmp_path):
+    import transformers.utils
+
+    monkeypatch.setattr(transformers.utils, "is_torchao_available", lambda: False)
+    with pytest.raises(ImportError, match=r"needs torchao: pip install 'hf_punctcase\[quantize\]'"):
+        quantize_checkpoint(decisive_model_dir, tmp_path / "int8")
+    assert not (tmp_path / "int8").exists()

@@ -148,3 +148,95 @@ class SavesRemoteCode:
 
 
 __all__ = ["JointTokenClassifierOutput", "SavesRemoteCode", "joint_loss", "joint_output", "task_labels_from"]
+
+
+# ---- weights stored as int8 (hf-punctcase quantize), read without torchao ---------------------------
+#: The tensor types of torchao's safetensors layout that :func:`int8_stored_state_dict` reads: plain
+#: tensors and torchao's ``Int8Tensor`` (int8 data, a scale and a zero point per block).
+_PLAIN, _INT8 = "Tensor", "Int8Tensor"
+
+
+def _stored_weight_files(folder: str | os.PathLike) -> list[str]:
+    import json
+
+    single = os.path.join(folder, "model.safetensors")
+    if os.path.isfile(single):
+        return [single]
+    index = os.path.join(folder, "model.safetensors.index.json")
+    if os.path.isfile(index):
+        with open(index, encoding="utf-8") as handle:
+            return [os.path.join(folder, name) for name in sorted(set(json.load(handle)["weight_map"].values()))]
+    return []
+
+
+def is_torchao_int8_stored(folder: str | os.PathLike) -> bool:
+    """Whether a local checkpoint folder's config.json says its weights are stored through torchao
+    (``quantization_config.quant_method == "torchao"``: what ``hf-punctcase quantize`` writes)."""
+    import json
+
+    path = os.path.join(folder, "config.json")
+    if not os.path.isfile(path):
+        return False
+    with open(path, encoding="utf-8") as handle:
+        config = json.load(handle)
+    quantization = config.get("quantization_config") if isinstance(config, dict) else None
+    return isinstance(quantization, dict) and quantization.get("quant_method") == "torchao"
+
+
+def dequantize_blocks(
+    qdata: torch.Tensor, scale: torch.Tensor, zero_point: torch.Tensor | None, block_size, dtype: torch.dtype
+) -> torch.Tensor:
+    """int8 data back to floats as torchao's ``dequantize_affine`` computes it, to the bit: in ``dtype``,
+    ``(qdata - zero_point) * scale`` with one scale (and zero point) per block of ``block_size``."""
+    if len(block_size) != qdata.dim() or any(qdata.shape[i] % size for i, size in enumerate(block_size)):
+        raise ValueError(f"int8 weights of shape {tuple(qdata.shape)} cannot have blocks of {list(block_size)}")
+    # Each dimension split into (blocks, block): the scales broadcast over the block parts.
+    split = [part for i, size in enumerate(block_size) for part in (qdata.shape[i] // size, size)]
+    grouped = [part if j % 2 == 0 else 1 for j, part in enumerate(split)]
+    values = qdata.reshape(split).to(dtype, copy=True)
+    if zero_point is not None:
+        values = values - zero_point.reshape(grouped).to(dtype)
+    values = values * scale.reshape(grouped)
+    return values.reshape(qdata.shape).to(dtype)
+
+
+def int8_stored_state_dict(folder: str | os.PathLike) -> dict[str, torch.Tensor]:
+    """The state dict of a checkpoint whose weights torchao stored (:func:`is_torchao_int8_stored`),
+    each int8 weight dequantized to the dtype it was stored from (fp32): what loading it through
+    transformers' torchao integration and dequantizing gives, read with safetensors alone, so that an
+    int8-stored checkpoint loads where torchao is not installed. Raises ``ValueError`` for a tensor
+    type other than a plain tensor or torchao's Int8Tensor."""
+    import json
+
+    from safetensors import safe_open
+
+    files = _stored_weight_files(folder)
+    if not files:
+        raise FileNotFoundError(f"model path {folder} has no safetensors weights")
+    state: dict[str, torch.Tensor] = {}
+    for file in files:
+        with safe_open(file, framework="pt") as weights:
+            metadata = weights.metadata() or {}
+            present = set(weights.keys())
+            # torchao's layout: each tensor's name in the metadata, with its type; a subclass tensor is
+            # stored as its parts, "<module>._<attribute>_<part>". A shard's metadata may name tensors
+            # that another shard holds.
+            names = json.loads(metadata["tensor_names"]) if "tensor_names" in metadata else sorted(present)
+            for name in names:
+                layout = json.loads(metadata.get(name, '{"_type": "Tensor"}'))
+                kind = layout.get("_type")
+                module, _, attribute = name.rpartition(".")
+                if kind == _PLAIN:
+                    if name in present:
+                        state[name] = weights.get_tensor(name)
+                    continue
+                if kind != _INT8:
+                    raise ValueError(f"{file}: {name} is stored as {kind}, which only torchao reads")
+                keys = {data: f"{module}._{attribute}_{data}" for data in layout["_tensor_data_names"]}
+                if not set(keys.values()) <= present:
+                    continue
+                part = {data: weights.get_tensor(key) for data, key in keys.items()}
+                options = layout["_data"]
+                dtype = getattr(torch, options["dtype"]["_data"])
+                state[name] = dequantize_blocks(part["qdata"], part["scale"], part.get("zero_point"), options["block_size"], dtype)
+    return state

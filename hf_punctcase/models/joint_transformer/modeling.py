@@ -30,7 +30,15 @@ from torch import nn
 from transformers import AutoConfig, AutoModel, PreTrainedModel
 
 from ...tasks import CASING, COMMAND, DISFLUENCY, PUNCTUATION, head_tasks
-from ..common.modeling import JointTokenClassifierOutput, SavesRemoteCode, joint_loss, joint_output, task_labels_from
+from ..common.modeling import (
+    JointTokenClassifierOutput,
+    SavesRemoteCode,
+    int8_stored_state_dict,
+    is_torchao_int8_stored,
+    joint_loss,
+    joint_output,
+    task_labels_from,
+)
 from .configuration import JointTokenClassificationConfig
 
 
@@ -80,7 +88,17 @@ class JointTokenClassificationPreTrainedModel(SavesRemoteCode, PreTrainedModel):
         back into plain parameters of the dtype the model is loaded in, so that it computes as a float
         model. A ``quantization_config`` the caller passes is kept (that is how int8 storage is written)."""
         wants_info = kwargs.pop("output_loading_info", False)
-        model, info = super().from_pretrained(*args, output_loading_info=True, **kwargs)
+        folder = args[0] if args else kwargs.get("pretrained_model_name_or_path")
+        if (
+            kwargs.get("quantization_config") is None
+            and isinstance(folder, (str, os.PathLike))
+            and os.path.isdir(folder)
+            and is_torchao_int8_stored(folder)
+        ):
+            # Read and dequantized here, bit for bit as torchao would, so that loading needs no torchao.
+            model, info = _from_int8_storage(super().from_pretrained, folder, args[1:], kwargs)
+        else:
+            model, info = super().from_pretrained(*args, output_loading_info=True, **kwargs)
         if kwargs.get("quantization_config") is None:
             dequantize_stored_weights(model)
         branch = getattr(model, "command_branch", None)
@@ -289,6 +307,27 @@ def reinitialize_top_layers(encoder: PreTrainedModel, count: int) -> None:
 def top_layer_copies(encoder: nn.Module, count: int) -> nn.ModuleList:
     """Copies of the encoder's last ``count`` layers, with their weights."""
     return nn.ModuleList(copy.deepcopy(layer) for layer in encoder_layers(encoder)[-count:])
+
+
+def _from_int8_storage(load, folder: str | os.PathLike, model_args: tuple, kwargs: dict):
+    """``load`` (transformers' ``from_pretrained``) given the checkpoint's weights as a plain state dict
+    (:func:`~hf_punctcase.models.common.modeling.int8_stored_state_dict`) and its config without the
+    ``quantization_config``, so that transformers' torchao integration is not asked for."""
+    kwargs = dict(kwargs)
+    config = kwargs.pop("config", None)
+    if not isinstance(config, JointTokenClassificationConfig):
+        config_kwargs = {k: kwargs.pop(k) for k in ("revision", "trust_remote_code") if k in kwargs}
+        config = JointTokenClassificationConfig.from_pretrained(folder, **config_kwargs)
+    else:
+        config = copy.deepcopy(config)
+    if getattr(config, "quantization_config", None) is not None:
+        del config.quantization_config
+    config._name_or_path = str(folder)
+    for ignored in ("revision", "trust_remote_code", "local_files_only", "cache_dir", "subfolder", "use_safetensors"):
+        kwargs.pop(ignored, None)
+    model, info = load(None, *model_args, config=config, state_dict=int8_stored_state_dict(folder), output_loading_info=True, **kwargs)
+    model.name_or_path = model.config._name_or_path = str(folder)
+    return model, info
 
 
 def dequantize_stored_weights(model: PreTrainedModel) -> PreTrainedModel:
