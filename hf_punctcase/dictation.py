@@ -17,7 +17,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from .inputs import parse_inputs
-from .labels import COMMAND_LABELS, MARK_OF_LABEL, SENTENCE_END_LABELS, SPOKEN_COMMANDS, apply_case, case_label_of
+from .labels import (
+    COMMAND_LABELS,
+    MARK_OF_LABEL,
+    SENTENCE_END_LABELS,
+    SPOKEN_COMMANDS,
+    apply_case,
+    case_label_of,
+    split_trailing_marks,
+)
 from .layout import BREAK_COMMANDS, dictated_separator, place_words, text_span
 from .paragraphs import paragraph_spans
 #: Every spoken phrase as its words, with its command, the longest first.
@@ -33,21 +41,29 @@ def command_spans(words: Sequence[str], labels: Sequence[str]) -> list[tuple[int
     the longest phrase first. The context decides whether words are a command, the phrase which one:
     "semicolon" read as a command is a SEMICOLON whichever command label it got, so a rare command
     is carried out as reliably as the head tells commands from words. Words that spell no phrase (a
-    lone "mark" labelled QUESTION) stay words."""
+    lone "mark" labelled QUESTION) stay words. A phrase said twice in a row is a command said twice,
+    whatever the labels (no reading as words exists: "stable period period", "okay question mark
+    question mark"): both are spans of that command, which :func:`carry_out` carries out once."""
     lowered = [word.lower() for word in words]
     spans = []
     i = 0
     while i < len(words):
         match = None
-        if labels[i] != COMMAND_LABELS[0]:
-            for pieces, command in _PHRASES:
-                end = i + len(pieces)
-                if lowered[i:end] == pieces and all(label != COMMAND_LABELS[0] for label in labels[i:end]):
-                    match = (i, end, command)
-                    break
+        for pieces, command in _PHRASES:
+            end = i + len(pieces)
+            if lowered[i:end] != pieces:
+                continue
+            if all(label != COMMAND_LABELS[0] for label in labels[i:end]) or lowered[end : end + len(pieces)] == pieces:
+                match = (i, end, command)
+                break
         if match:
             spans.append(match)
             i = match[1]
+            # The same phrase said again at once ("period period", "new paragraph new paragraph") has no
+            # reading as words: it is the command said twice, carried out once.
+            while lowered[i : i + match[1] - match[0]] == lowered[match[0] : match[1]]:
+                spans.append((i, i + match[1] - match[0], match[2]))
+                i += match[1] - match[0]
         else:
             i += 1
     return spans
@@ -58,6 +74,8 @@ def carry_out(entries: Sequence[dict], written: Sequence[str], capitalise_first:
     word after them starts with a capital. ``written``: each word as it was given.
     ``capitalise_first``: the first word kept follows a dictated sentence end or break (a stream's
     earlier words). Entries are copied; their text offsets are left to the caller."""
+    from .restoration.words import restored_trail  # the tasks module imports this one while restoration loads
+
     spans = command_spans(written, [entry["command"] for entry in entries])
     in_command = {i: label for start, end, label in spans for i in range(start, end)}
     null = COMMAND_LABELS[0]
@@ -68,7 +86,9 @@ def carry_out(entries: Sequence[dict], written: Sequence[str], capitalise_first:
         if previous is not None:
             attached.setdefault(previous, []).append(label)
     words: list[dict] = []
-    capitalise = capitalise_first
+    # A command with no word before it (the text's first words) is carried out as nothing, and the first
+    # word kept starts the text, with a capital: the model cased it after the command's words.
+    capitalise = capitalise_first or bool(spans and spans[0][0] == 0)
     for i, entry in enumerate(entries):
         if i in in_command:
             words.append({
@@ -77,15 +97,21 @@ def carry_out(entries: Sequence[dict], written: Sequence[str], capitalise_first:
             })
             continue
         entry = {**entry, "command": null, "removed": False, "dictated": list(attached.get(i, []))}
-        core = _core(entry)
+        # The word as restored: its core and what trails it, a mark the model put there or one kept as
+        # written (keep_punctuation), closing quotes and brackets included.
+        core, trail = split_trailing_marks(entry["word"])
         if capitalise and entry["casing"] == "LOWER":
             entry["casing"] = "UPPER_FIRST"
             core = apply_case(core, "UPPER_FIRST")
         marks = [label for label in entry["dictated"] if label not in BREAK_COMMANDS]
         if marks:
+            # The dictated mark takes the place of the marks there: it never doubles one, predicted or
+            # written ("Plan: colon rest" → "Plan: rest").
             entry["punctuation"] = marks[-1]
             entry["punct_score"] = None
-        entry["word"] = core + MARK_OF_LABEL.get(entry["punctuation"], "")
+            mark = MARK_OF_LABEL.get(marks[-1], "")
+            trail = restored_trail(trail, "" if mark == "." and core.endswith(".") else mark)
+        entry["word"] = core + trail
         capitalise = entry["punctuation"] in SENTENCE_END_LABELS or dictated_separator(entry) != " "
         words.append(entry)
     return words, capitalise
@@ -154,13 +180,6 @@ class CommandStream:
         words, self._capitalise = carry_out([entry for entry, _ in held], [word for _, word in held], self._capitalise)
         _, self._chars = place_words(words, lambda _, entry: dictated_separator(entry), self._chars)
         return words
-
-
-def _core(entry: dict) -> str:
-    """A restored word without the mark the model gave it."""
-    mark = MARK_OF_LABEL.get(entry["punctuation"], "")
-    word = entry["word"]
-    return word[: len(word) - len(mark)] if mark and word.endswith(mark) else word
 
 
 def _sentences(words: list[dict], text: str) -> list[dict]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from .inputs import parse_inputs
-from .labels import COMMAND_LABELS, case_label_of
+from .labels import COMMAND_LABELS, LEADING_PUNCTUATION, case_label_of, split_trailing_marks
 
 
 def fluent_inputs(first: dict, tokens: Sequence) -> tuple[list[int], list]:
@@ -19,14 +19,36 @@ def fluent_inputs(first: dict, tokens: Sequence) -> tuple[list[int], list]:
     With spoken punctuation, the words of a command the first restoration carried out and the words a
     dictated mark or break attaches to are kept whatever the disfluency head says: a speaker dictates a
     mark after words they mean, and the head learnt disfluency from speech without dictated commands
-    (it takes the word before "period" for an abandoned one)."""
+    (it takes the word before "period" for an abandoned one). A filler (:data:`FILLERS`) is no word
+    anyone means: beside a command it goes as any filler the head marks disfluent does, and the
+    command's mark attaches to the word before it in the second restoration. An input of fillers only
+    ("um", "uh uh") keeps no word."""
     entries = first["words"]
     if len(entries) != len(tokens):
         raise RuntimeError(f"internal error: {len(entries)} restored words for {len(tokens)} input words")
     if entries and "disfluent" not in entries[0]:
         raise RuntimeError("internal error: the restoration has no disfluency labels")
-    kept = [i for i, entry in enumerate(entries) if not entry["disfluent"] or _dictated(entry)]
+    written = [_written(token) for token in tokens]
+    if written and all(is_filler(word) for word in written):
+        return [], []
+    kept = [
+        i for i, entry in enumerate(entries)
+        if not entry["disfluent"] or (_dictated(entry) and not is_filler(written[i]))
+    ]
     return kept, [tokens[i] for i in kept]
+
+
+#: Filled pauses: words that say nothing but that the speaker is thinking, in their spoken spellings.
+FILLERS = frozenset({"um", "uh", "umm", "uhm", "uhh", "er", "erm", "ah", "hmm", "mm", "mhm"})
+
+
+def is_filler(word: str) -> bool:
+    """Whether a word as written is a filled pause (:data:`FILLERS`), whatever its case and marks."""
+    return split_trailing_marks(word.lstrip(LEADING_PUNCTUATION))[0].lower() in FILLERS
+
+
+def _written(token) -> str:
+    return token["word"].strip() if isinstance(token, Mapping) else token
 
 
 def merge_fluent(first: dict, fluent: dict, kept: Sequence[int], tokens: Sequence) -> dict:
@@ -49,8 +71,7 @@ def merge_fluent(first: dict, fluent: dict, kept: Sequence[int], tokens: Sequenc
             merged = dict(fluent["words"][position[i]])
             merged.update(disfluent=False, disfluency_score=entry["disfluency_score"], removed=merged.get("removed", False))
         else:
-            token = tokens[i]
-            written = token["word"].strip() if isinstance(token, Mapping) else token
+            written = _written(tokens[i])
             merged = {
                 "word": written,
                 "punctuation": "O",
@@ -111,4 +132,4 @@ def restore_without_disfluencies(restore, inputs, is_split_into_words: bool, **o
     return merged[0] if single else merged
 
 
-__all__ = ["fluent_inputs", "merge_fluent", "restore_without_disfluencies"]
+__all__ = ["FILLERS", "fluent_inputs", "is_filler", "merge_fluent", "restore_without_disfluencies"]

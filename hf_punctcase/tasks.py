@@ -335,6 +335,13 @@ def option_runner(options: dict[str, Any], model_tasks: Sequence[Task], model: s
     :attr:`TaskOption.rank` outermost. Raises ValueError when the model lacks an option's task."""
     chosen = []
     for task in TASKS.values():
+        # A head's labels asked for (return_commands=True) need the head as much as its option does.
+        if task.asked_by is not None and options.get(task.asked_by) and task not in model_tasks:
+            others = ", ".join(t.title for t in model_tasks)
+            raise ValueError(
+                f"{task.asked_by}=True needs a model with a {task.title} head ({task.config_field}); "
+                f"{model} has no {task.title} head, only {others}"
+            )
         if task.option is not None and options.pop(task.option.name, False):
             if task not in model_tasks:
                 others = ", ".join(t.title for t in model_tasks)

@@ -69,7 +69,8 @@ def test_a_word_removed_as_disfluent_carries_out_no_command_and_commands_kept_st
         [words[i] for i in kept],
     ))
     merged = merge_fluent(first, fluent, kept, words)
-    assert merged["text"] == "we left."
+    # The comma kept has no word before it: carried out as nothing, and the text starts with a capital.
+    assert merged["text"] == "We left."
     entries = merged["words"]
     assert [e["removed"] for e in entries] == [True, True, True, False, False, True]
     assert [e["disfluent"] for e in entries] == [True, True, False, False, False, False]

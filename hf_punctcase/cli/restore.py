@@ -138,12 +138,19 @@ def _source(args) -> _Source:
 
 
 def _batches(lines: Iterator[str], size: int) -> Iterator[list[str]]:
+    """Lines in batches of ``size``. A fault in reading a line (not UTF-8, NUL bytes) comes after the
+    batch of the lines before it, so that every line before a bad one is restored and written first."""
     batch: list[str] = []
-    for line in lines:
-        batch.append(line)
-        if len(batch) == size:
+    try:
+        for line in lines:
+            batch.append(line)
+            if len(batch) == size:
+                yield batch
+                batch = []
+    except Exception:
+        if batch:
             yield batch
-            batch = []
+        raise
     if batch:
         yield batch
 

@@ -60,15 +60,19 @@ def _artifacts_at(source: str | os.PathLike) -> Artifacts:
 GRAPH_KINDS = {ONNXRUNTIME: "int8", OPENVINO: "openvino"}
 
 
-def _graph_model(graph, chosen: ExecutionPlan, intra_op_num_threads: int | None):
-    """The model object that runs a built graph as ``chosen`` plans it."""
+def _graph_model(graph, chosen: ExecutionPlan, intra_op_num_threads: int | None, source: str | os.PathLike):
+    """The model object that runs a built graph as ``chosen`` plans it. Its ``name_or_path`` is
+    ``source``, the checkpoint the graph was built from (what the user asked for), not the cache folder."""
     if chosen.runtime == OPENVINO:
         from ..formats.openvino import OpenVinoModel
 
-        return OpenVinoModel(graph, precision=chosen.precision, num_threads=intra_op_num_threads)
-    from ..formats.onnx import OnnxModel
+        model = OpenVinoModel(graph, precision=chosen.precision, num_threads=intra_op_num_threads)
+    else:
+        from ..formats.onnx import OnnxModel
 
-    return OnnxModel(graph, intra_op_num_threads=intra_op_num_threads)
+        model = OnnxModel(graph, intra_op_num_threads=intra_op_num_threads)
+    model.name_or_path = str(source)
+    return model
 
 
 def cached_cpu_model(folder: str | os.PathLike, *, intra_op_num_threads: int | None = None, runtime: str | None = None):
@@ -90,7 +94,7 @@ def cached_cpu_model(folder: str | os.PathLike, *, intra_op_num_threads: int | N
     if chosen.runtime not in GRAPH_KINDS:
         return None
     graph = cached_graph(folder, GRAPH_KINDS[chosen.runtime])
-    return None if graph is None else _graph_model(graph, chosen, intra_op_num_threads)
+    return None if graph is None else _graph_model(graph, chosen, intra_op_num_threads, folder)
 
 
 def planned_model(
@@ -124,7 +128,7 @@ def planned_model(
 
         try:
             graph = build_graph(artifacts.folder, model, tokenizer, GRAPH_KINDS[chosen.runtime])
-            return _graph_model(graph, chosen, intra_op_num_threads), chosen
+            return _graph_model(graph, chosen, intra_op_num_threads, source), chosen
         except (ImportError, OSError) as error:
             fallback = plan(artifacts, hardware, device=device, dtype=dtype, int8_graph=False)
             chosen = ExecutionPlan(
