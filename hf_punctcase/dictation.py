@@ -41,9 +41,11 @@ def command_spans(words: Sequence[str], labels: Sequence[str]) -> list[tuple[int
     the longest phrase first. The context decides whether words are a command, the phrase which one:
     "semicolon" read as a command is a SEMICOLON whichever command label it got, so a rare command
     is carried out as reliably as the head tells commands from words. Words that spell no phrase (a
-    lone "mark" labelled QUESTION) stay words. A phrase said twice in a row is a command said twice,
-    whatever the labels (no reading as words exists: "stable period period", "okay question mark
-    question mark"): both are spans of that command, which :func:`carry_out` carries out once."""
+    lone "mark" labelled QUESTION) stay words. A phrase said twice in a row that the head reads wholly
+    as a command neither time is a command said twice (no reading as words exists: "stable period
+    period", "okay question mark question mark"): both are spans of that command, which
+    :func:`carry_out` carries out once. Where the head reads the second as a command and not the first,
+    the first stays a word ("not a period period")."""
     lowered = [word.lower() for word in words]
     spans = []
     i = 0
@@ -53,17 +55,19 @@ def command_spans(words: Sequence[str], labels: Sequence[str]) -> list[tuple[int
             end = i + len(pieces)
             if lowered[i:end] != pieces:
                 continue
-            if all(label != COMMAND_LABELS[0] for label in labels[i:end]) or lowered[end : end + len(pieces)] == pieces:
-                match = (i, end, command)
+            if all(label != COMMAND_LABELS[0] for label in labels[i:end]):
+                match = [(i, end, command)]
+                break
+            # The same phrase said twice in a row, neither read wholly as a command ("stable period
+            # period", "new paragraph new paragraph"), has no reading as words: the command said twice.
+            # Where the head reads the second as a command, the first is a word ("not a period period").
+            again = end + len(pieces)
+            if lowered[end:again] == pieces and not all(label != COMMAND_LABELS[0] for label in labels[end:again]):
+                match = [(i, end, command), (end, again, command)]
                 break
         if match:
-            spans.append(match)
-            i = match[1]
-            # The same phrase said again at once ("period period", "new paragraph new paragraph") has no
-            # reading as words: it is the command said twice, carried out once.
-            while lowered[i : i + match[1] - match[0]] == lowered[match[0] : match[1]]:
-                spans.append((i, i + match[1] - match[0], match[2]))
-                i += match[1] - match[0]
+            spans += match
+            i = match[-1][1]
         else:
             i += 1
     return spans

@@ -50,11 +50,12 @@ def test_a_command_with_no_word_before_it_is_carried_out_as_nothing_and_the_text
     [
         # The head read neither as a command: a phrase said twice in a row has no reading as words.
         ("stable period period plan".split(), ["WORD"] * 4, [(1, 2, "PERIOD"), (2, 3, "PERIOD")]),
-        ("okay question mark question mark".split(), ["WORD", "QUESTION", "QUESTION", "WORD", "WORD"],
+        ("okay question mark question mark".split(), ["WORD", "WORD", "WORD", "WORD", "WORD"],
          [(1, 3, "QUESTION"), (3, 5, "QUESTION")]),
         ("a new paragraph new paragraph b".split(), ["WORD"] * 6, [(1, 3, "PARAGRAPH"), (3, 5, "PARAGRAPH")]),
-        # Said once and read as a word, it stays a word.
+        # Said once and read as a word, it stays a word; said twice, one read as a command, the other too.
         ("a period of two weeks".split(), ["WORD"] * 5, []),
+        ("not a period period".split(), ["WORD", "WORD", "WORD", "PERIOD"], [(3, 4, "PERIOD")]),
     ],
 )
 def test_a_command_said_twice_in_a_row_is_a_command(words, labels, spans):
