@@ -12,6 +12,7 @@ same whatever its batch mates (a bf16 kernel rounds a product by its shape).
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
@@ -85,6 +86,11 @@ class OpenVinoBackend:
         }
         self.outputs = tuple(self._results)
         self._graphs: dict[tuple[str, ...], tuple[Any, dict[str, Any]]] = {}
+        # One compiled graph a set of outputs, shared; one infer request a thread and graph, since a
+        # request runs one inference at a time ("Infer Request is busy") and a pipeline may be shared by
+        # a server's threads.
+        self._compiling = threading.Lock()
+        self._requests = threading.local()
 
     def check_heads(self, labels: Mapping[str, tuple[str, ...]]) -> None:
         """Raise ValueError unless the graph has one output per task the config lists."""
@@ -93,16 +99,21 @@ class OpenVinoBackend:
             raise ValueError(f"the OpenVINO graph has no output for {', '.join(missing)}: export it again")
 
     def _graph(self, tasks: tuple[str, ...]):
-        """The infer request of the graph cut to ``tasks``' outputs, and its output ports by task."""
-        if tasks not in self._graphs:
-            openvino = import_openvino()
-            model = self.model
-            if tasks != self.outputs:
-                model = openvino.Model([self._results[task] for task in tasks], self.model.get_parameters(), self.model.get_friendly_name())
-            compiled = self._core.compile_model(model, "CPU", self._config)
-            ports = {task: port for port in compiled.outputs for task in tasks if f"{task}{LOGITS_SUFFIX}" in port.get_names()}
-            self._graphs[tasks] = (compiled.create_infer_request(), ports)
-        return self._graphs[tasks]
+        """This thread's infer request of the graph cut to ``tasks``' outputs, and its output ports by task."""
+        with self._compiling:
+            if tasks not in self._graphs:
+                openvino = import_openvino()
+                model = self.model
+                if tasks != self.outputs:
+                    model = openvino.Model([self._results[task] for task in tasks], self.model.get_parameters(), self.model.get_friendly_name())
+                compiled = self._core.compile_model(model, "CPU", self._config)
+                ports = {task: port for port in compiled.outputs for task in tasks if f"{task}{LOGITS_SUFFIX}" in port.get_names()}
+                self._graphs[tasks] = (compiled, ports)
+            compiled, ports = self._graphs[tasks]
+        requests = self._requests.__dict__.setdefault("by_tasks", {})
+        if tasks not in requests:
+            requests[tasks] = compiled.create_infer_request()
+        return requests[tasks], ports
 
     def __call__(self, input_ids, attention_mask, tasks: Collection[str] | None = None) -> dict[str, np.ndarray]:
         ids, mask = np.asarray(input_ids, dtype=np.int64), np.asarray(attention_mask, dtype=np.int64)
