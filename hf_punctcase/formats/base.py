@@ -84,10 +84,24 @@ class GraphModel:
     def eval(self):
         return self
 
+    #: The torch checkpoint this graph was built from (the plan's cached graph of a checkpoint), or None
+    #: for a graph folder loaded as such (an export).
+    source_checkpoint: Path | None = None
+
     def save_pretrained(self, save_directory, **kwargs) -> None:
-        """Copy the folder's :attr:`files` and write the config."""
+        """For a graph the plan built from a checkpoint: write that checkpoint, portable (its weights, in
+        the dtype it stores them in, and the code that loads it without the plugin), as the torch model
+        would: what is saved does not depend on the runtime the plan picked on this CPU. For a graph
+        folder loaded as such (an export): copy the folder's :attr:`files` and write the config."""
         import shutil
 
+        if self.source_checkpoint is not None:
+            import torch
+            from transformers import AutoModelForTokenClassification
+
+            model = AutoModelForTokenClassification.from_pretrained(self.source_checkpoint, dtype=torch.float32, trust_remote_code=False)
+            model.save_pretrained(save_directory, **kwargs)
+            return
         target = Path(save_directory)
         target.mkdir(parents=True, exist_ok=True)
         for name in self.files:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import os
+from pathlib import Path
 from typing import Any
 
 from ..checkpoints import ResolvedModel, resolve
@@ -72,6 +73,8 @@ def _graph_model(graph, chosen: ExecutionPlan, intra_op_num_threads: int | None,
 
         model = OnnxModel(graph, intra_op_num_threads=intra_op_num_threads)
     model.name_or_path = str(source)
+    if Path(source).is_dir():
+        model.source_checkpoint = Path(source)
     return model
 
 
