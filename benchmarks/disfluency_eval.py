@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 
 import numpy as np
 
@@ -95,6 +96,47 @@ def core_removal(
     return figures
 
 
+#: The filled pauses whose removal ``--utterances`` reports one by one.
+SPOKEN_FILLERS = ("um", "uh", "er", "ah", "hmm", "mm")
+
+
+def utterances(root) -> dict[str, list[list[str]]]:
+    """Real talk one input an utterance, as an ASR gives it (lowercased words without marks): SwDA's
+    validation utterances and ACI-BENCH's validation doctor–patient turns (a line a turn)."""
+    import csv
+
+    scheme = LabelScheme()
+    swda = root / "conversational" / "swda" / "swda_conversations.jsonl"
+    found = {"SwDA val utterances": [], "ACI-BENCH valid turns": []}
+    with open(swda, encoding="utf-8") as handle:
+        for line in handle:
+            conversation = json.loads(line)
+            if conversation["split"] == "val":
+                found["SwDA val utterances"] += [scheme.parse(u["text"]).words for u in conversation["utterances"]]
+    with open(root / "medical" / "aci_bench" / "challenge_data" / "valid.csv", encoding="utf-8", newline="") as handle:
+        for row in csv.DictReader(handle):
+            for turn in row["dialogue"].splitlines():
+                found["ACI-BENCH valid turns"].append(scheme.parse(re.sub(r"^\s*\[[a-z_ ]+\]", " ", turn)).words)
+    return {name: [[w.lower() for w in words] for words in texts if words] for name, texts in found.items()}
+
+
+def utterance_removal(restorer, texts: list[list[str]], batch_size: int) -> dict:
+    """``remove_disfluencies=True`` on each utterance alone: :func:`removal_figures`, and for each of
+    :data:`SPOKEN_FILLERS` its count and the share removed, and the utterances of fillers only that come
+    back as empty text."""
+    results = restorer([" ".join(words) for words in texts], batch_size=batch_size, remove_disfluencies=True)
+    removed = [[entry["removed"] for entry in result["words"]] for result in results]
+    figures = removal_figures(texts, removed)
+    for filler in SPOKEN_FILLERS:
+        flags = [out for words, gone in zip(texts, removed) for word, out in zip(words, gone) if word == filler]
+        figures[f"{filler}_count"] = len(flags)
+        figures[f"{filler}_removed"] = float(np.mean(flags)) if flags else float("nan")
+    only = [result["text"] == "" for words, result in zip(texts, results) if all(w in SPOKEN_FILLERS for w in words)]
+    figures["filler_only_utterances"] = len(only)
+    figures["filler_only_empty"] = float(np.mean(only)) if only else float("nan")
+    return figures
+
+
 def kept_of_annotated(figures: dict) -> str:
     """The share of the core words an annotation keeps that a removal kept, or a dash without one."""
     if "annotated_core_words_kept" not in figures:
@@ -110,6 +152,10 @@ def main() -> None:
     parser.add_argument("--swda", action="store_true", help="also filler removal on SwDA's validation conversations")
     parser.add_argument("--core", action="store_true", help="also core words kept and fillers removed on real conversation")
     parser.add_argument("--thresholds", nargs="+", type=float, default=[], help="with --core: also at these thresholds")
+    parser.add_argument(
+        "--utterances", action="store_true",
+        help="also core words kept and fillers removed with one input an utterance (SwDA val, ACI-BENCH valid turns)",
+    )
     parser.add_argument("--json", default=None, help="write the figures here")
     args = parser.parse_args()
     root = data_dir(args.data_dir)
@@ -142,6 +188,23 @@ def main() -> None:
                     f"| {name} | {at['words']:,} | {removal} | {100 * at['core_words_kept']:.2f}% of {at['core_words']:,} "
                     f"| {kept_of_annotated(at)} | {100 * at['fillers_removed']:.1f}% of {at['fillers']:,} |"
                 )
+        print("\n" + "\n".join(rows))
+    if args.utterances:
+        rows = [
+            "| one input an utterance | utterances | words | core words kept | um/uh removed | "
+            + " | ".join(SPOKEN_FILLERS) + " | fillers only → empty |",
+            "|---|---|---|---|---|" + "---|" * len(SPOKEN_FILLERS) + "---|",
+        ]
+        for name, texts in utterances(root).items():
+            figures[name] = at = utterance_removal(restorer, texts, args.batch_size)
+            per_filler = " | ".join(
+                f"{100 * at[f + '_removed']:.1f}% of {at[f + '_count']:,}" if at[f + "_count"] else "–" for f in SPOKEN_FILLERS
+            )
+            rows.append(
+                f"| {name} | {len(texts):,} | {at['words']:,} | {100 * at['core_words_kept']:.2f}% of {at['core_words']:,} "
+                f"| {100 * at['fillers_removed']:.1f}% of {at['fillers']:,} | {per_filler} "
+                f"| {100 * at['filler_only_empty']:.1f}% of {at['filler_only_utterances']:,} |"
+            )
         print("\n" + "\n".join(rows))
     if args.json:
         with open(args.json, "w") as handle:

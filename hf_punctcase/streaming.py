@@ -36,6 +36,7 @@ from .restoration import (
     RESTORED_TASKS,
     RestoreOptions,
     Window,
+    WrittenStretches,
     add_char_offsets,
     decode,
     encode_windows,
@@ -201,6 +202,9 @@ class StreamingRestorer:
             config, tokenizer = self.pipe.model.config, self.pipe.tokenizer
             self._encoded += encoder_words(source, config.lowercase_input, tokenizer.unk_token)
             self._received += len(items)
+            if self.options.keep_punctuation:
+                for word, mark in zip(source.words, source.marks):
+                    self._written += self._stretches.push(word, mark)
         # Windows of the unbounded plan are the final plan's once their right context has arrived.
         while self._received >= self._cut(self._next).end:
             self._run(self._cut(self._next))
@@ -211,6 +215,9 @@ class StreamingRestorer:
         stop = self._next.core_start - self._lookahead
         if self.options.ends_sentence:
             stop = min(stop, self._received - 1)
+        if self.options.keep_punctuation:
+            # A word of a run whose end has not arrived may yet turn out written or bare.
+            stop = min(stop, self._received - self._stretches.undecided)
         entries, written = self._emit(stop, last=False)
         self._forget()
         return self._laid_out(entries, written, last=False)
@@ -224,6 +231,8 @@ class StreamingRestorer:
                 final_plan = plan_windows(self._received, self.options.window_words, self.options.context_words)
                 for window in dropwhile(lambda w: w.core_start < self._next.core_start, final_plan):
                     self._run(self._cut(window))
+            if self.options.keep_punctuation:
+                self._written += self._stretches.finish()
             entries, written = self._emit(self._received, last=True)
             return self._laid_out(entries, written, last=True)
         finally:
@@ -234,6 +243,9 @@ class StreamingRestorer:
         # Words [_base, _received) are held: the inputs, their words and marks, the encoder's words,
         # and the per-task probabilities of those whose window has run ([_base, _next.core_start)).
         self._base = 0
+        # With keep_punctuation: which held words arrived written, for those decided so far.
+        self._stretches = WrittenStretches()
+        self._written: list[bool] = []
         self._received = 0
         self._emitted = 0
         self._chars = 0  # characters of the restored text emitted, with the space after them
@@ -306,6 +318,8 @@ class StreamingRestorer:
             thresholds=self.pipe.head_thresholds,
             # Only the stream's end is known to end a sentence; a push's last word has words to come.
             ends_sentence=last and self.options.ends_sentence,
+            # Words past the decided ones are decided later; here they only neighbour the words emitted.
+            written=(self._written[held] + [False] * (hi - lo))[: hi - lo] if self.options.keep_punctuation else None,
         )
         restored = add_char_offsets(result["words"][start - lo : stop - lo])
         for entry in restored:  # offsets in the text of the whole stream
@@ -324,7 +338,7 @@ class StreamingRestorer:
         drop = keep_from - self._base
         if drop <= 0:
             return
-        del self._items[:drop], self._words[:drop], self._marks[:drop], self._encoded[:drop]
+        del self._items[:drop], self._words[:drop], self._marks[:drop], self._encoded[:drop], self._written[:drop]
         self._probs = {task: probs[drop:] for task, probs in self._probs.items()}
         self._base = keep_from
 

@@ -153,7 +153,8 @@ def default():
         ("chest pain um period he denies fever", {"remove_disfluencies": True}, "Chest pain. He denies fever."),
         ("um the patient is stable period uh new paragraph plan colon rest period", {"remove_disfluencies": True},
          "The patient is stable.\n\nPlan: rest."),
-        ("Plan: colon rest", {"keep_punctuation": True}, "Plan: rest."),
+        # "rest" closes a written stretch ("Plan:" is cased): it keeps its lack of a mark, as written.
+        ("Plan: colon rest", {"keep_punctuation": True}, "Plan: rest"),
         ("Wait! exclamation point stop", {"keep_punctuation": True}, "Wait! Stop."),
         ("Plan: rest, fluids; and follow up.", {"keep_punctuation": True}, "Plan: rest, fluids; and follow up."),
     ],

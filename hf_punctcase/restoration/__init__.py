@@ -27,7 +27,16 @@ brackets); whitespace between words becomes one space.
 """
 
 from ..labels import SENTENCE_END_LABELS
-from .decoding import NAME_ODDS, closing_mark, consistent_labels, decode, restore_from_windows
+from .decoding import (
+    BARE_RUN_WORDS,
+    NAME_ODDS,
+    WrittenStretches,
+    closing_mark,
+    consistent_labels,
+    decode,
+    restore_from_windows,
+    written_words,
+)
 from .options import OPTION_NAMES, RESTORED_TASKS, RestoreOptions, check_tasks
 from .sentences import add_char_offsets, char_offsets, is_sentence_end, sentences
 from .windows import (
@@ -49,6 +58,7 @@ from .windows import (
 from .words import MAX_WORD_CHARS, capitalisable, encoder_words, has_surrogate, is_opaque, restored_trail
 
 __all__ = [
+    "BARE_RUN_WORDS",
     "DEFAULT_CONTEXT_WORDS",
     "DEFAULT_MAX_LENGTH",
     "DEFAULT_WINDOW_WORDS",
@@ -83,4 +93,6 @@ __all__ = [
     "vote_weights",
     "window_rows",
     "word_probabilities",
+    "WrittenStretches",
+    "written_words",
 ]

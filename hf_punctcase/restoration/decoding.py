@@ -27,6 +27,87 @@ if TYPE_CHECKING:
 #: (benchmarks/consistency.py, docs/benchmarks.md).
 NAME_ODDS = 1.5
 
+#: With ``keep_punctuation``, the fewest consecutive words without a mark that make a stretch bare (to be
+#: restored) inside a text that has marks elsewhere; a shorter run is part of the written text around
+#: it and stays as written. Writers rarely go this long without a mark; an ASR whose punctuation drops
+#: out over a span does (docs/dictation.md, "Kept means kept").
+BARE_RUN_WORDS = 20
+
+
+class WrittenStretches:
+    """Which words of a partly punctuated text arrived written, marks and casing both (with
+    ``keep_punctuation``: they leave as they came, their marks, their lack of a mark and their casing),
+    decided word by word as they arrive, so that a stream decides as the pipeline does
+    (:func:`written_words` is this over a whole text).
+
+    Text is cut into runs of consecutive words without a mark. A run of at least ``bare_run_words``
+    words arrived bare (an ASR whose punctuation dropped out), and so does a text without any mark. A
+    shorter run belongs to the written text around it where that text is cased: where a capital
+    appears in its sentence before the run's end or in the marked word that closes it. A marked word
+    is written where a capital appears in its sentence up to it. Every other word is restored (a
+    word's own marks are kept all the same). A sentence starts after a word whose marks end one
+    (``.``, ``?``, ``!``). A run's words are decided once the marked word closing it arrives, once it
+    reaches ``bare_run_words`` words, or at the text's end (:meth:`finish`)."""
+
+    def __init__(self, bare_run_words: int | None = None) -> None:
+        self.bare_run_words = bare_run_words or BARE_RUN_WORDS
+        self._capital = False  # a capital in the current sentence, up to the words decided
+        self._marked = False  # a mark in the text so far
+        self._open: list[str] = []  # the words of the run not yet decided
+        self._long = False  # the current run is long: bare
+
+    @property
+    def undecided(self) -> int:
+        """How many of the words pushed are not decided yet (the last ones)."""
+        return len(self._open)
+
+    def push(self, word: str, mark: str) -> list[bool]:
+        """Take the next word and its trailing characters; return the flags this decides, in order, for
+        the earliest words not decided before."""
+        if not mark:
+            if self._long:
+                self._capital = self._capital or _has_capital(word)
+                return [False]
+            self._open.append(word)
+            if len(self._open) < self.bare_run_words:
+                return []
+            self._long = True
+            return self._close(False)
+        self._marked = True
+        flags = self._close(None, closing=word) if self._open else []
+        self._long = False
+        self._capital = self._capital or _has_capital(word)
+        flags.append(self._capital)
+        if any(ch in ".?!" for ch in mark):
+            self._capital = False
+        return flags
+
+    def finish(self) -> list[bool]:
+        """The flags of the words still undecided at the text's end; ready for a new text after."""
+        flags = self._close(None) if self._open else []
+        self.__init__(self.bare_run_words)
+        return flags
+
+    def _close(self, written: bool | None, closing: str | None = None) -> list[bool]:
+        run, self._open = self._open, []
+        in_run = any(_has_capital(word) for word in run)
+        if written is None:
+            written = self._marked and (self._capital or in_run or (closing is not None and _has_capital(closing)))
+        self._capital = self._capital or in_run
+        return [written] * len(run)
+
+
+def written_words(words: Sequence[str], marks: Sequence[str], bare_run_words: int | None = None) -> list[bool]:
+    """:class:`WrittenStretches`' flags for a whole text: ``words`` and ``marks``, each word and its
+    trailing characters as given (``bare_run_words``: default :data:`BARE_RUN_WORDS`)."""
+    stretches = WrittenStretches(bare_run_words)
+    flags = [flag for word, mark in zip(words, marks) for flag in stretches.push(word, mark)]
+    return flags + stretches.finish()
+
+
+def _has_capital(word: str) -> bool:
+    return any(ch.isupper() for ch in word)
+
 
 def decode(
     words: InputWords,
@@ -39,6 +120,7 @@ def decode(
     heads: Mapping[Task, Sequence[str]] | None = None,
     ends_sentence: bool = True,
     thresholds: Mapping[Task, float] | None = None,
+    written: Sequence[bool] | None = None,
 ) -> dict:
     """Per-word probabilities (``probs[task]``: one row per word) → labels → the restored text.
 
@@ -70,6 +152,11 @@ def decode(
     (:func:`closing_mark`). ``False`` for a piece that may stop mid-sentence: the last word's mark is
     then decided as every other word's.
 
+    With ``keep_punctuation`` the stretches that arrived punctuated and cased (:class:`WrittenStretches`;
+    ``written``: its flags for the words, where the caller decided them, as a stream does) keep their
+    marks, their lack of a mark and their casing; the other words keep the marks they have and are
+    restored.
+
     A word passed through (:func:`is_opaque`: ``"😀!"``, ``"你好?"``) keeps every character as written,
     the marks trailing it included, whatever the tasks and ``keep_punctuation``: its ``punctuation``
     is the label of those marks (``O`` for none), as for marks kept, and its ``casing`` is LOWER.
@@ -82,12 +169,18 @@ def decode(
     if not len(punct) == len(case) == len(words):
         raise RuntimeError(f"internal error: {len(punct)} predictions for {len(words)} words")
     opaque = [is_opaque(word) for word in words.words]
+    # With keep_punctuation, the stretches that arrived punctuated keep their marks, their lack of one
+    # and their casing; only the bare stretches are restored.
+    if not keep_punctuation:
+        written = [False] * len(words)
+    elif written is None:
+        written = written_words(words.words, words.marks)
     # Marks kept as written, their label the one reported: a word passed through keeps every character
-    # (its marks too, in every mode); the words' own with keep_punctuation; every word's (none
-    # included) when punctuation is not restored.
+    # (its marks too, in every mode); the words' own with keep_punctuation, and no mark for a word of
+    # a written stretch that has none; every word's (none included) when punctuation is not restored.
     fixed = [
-        scheme.label_of_marks(mark) if dark or not predict_punct or (keep_punctuation and mark) else None
-        for mark, dark in zip(words.marks, opaque)
+        scheme.label_of_marks(mark) if dark or not predict_punct or (keep_punctuation and (mark or kept)) else None
+        for mark, dark, kept in zip(words.marks, opaque, written)
     ]
     if consistent_casing and predict_case:
         punct_ids, case_ids = consistent_labels(punct, case, scheme, capitalisable(words.words, opaque), fixed)
@@ -106,7 +199,7 @@ def decode(
         case_score = float(case[i, case_ids[i]])
         if opaque[i]:
             cased, case_label = word, "LOWER"
-        elif predict_case:
+        elif predict_case and not written[i]:
             cased = apply_case(word, case_label, lexicon)
         else:
             cased, case_label = word, case_label_of(word)
