@@ -36,6 +36,7 @@ from hf_punctcase.cli import add_model_arguments, load_restorer
 from hf_punctcase.data import data_dir, load_punct_case_dataset
 from hf_punctcase.data.sources import read_swda
 from hf_punctcase.evaluation import DEV_SETS, FILLER_WORDS, disfluency_table, evaluate_disfluency, removal_figures
+from hf_punctcase.fluency import FILLER_THRESHOLD, is_filler
 from hf_punctcase.labels import LabelScheme
 from hf_punctcase.tasks import DISFLUENCY
 
@@ -85,12 +86,18 @@ def core_removal(
     removed = [[entry["removed"] for entry in result["words"]] for result in restorer(texts, batch_size=batch_size, remove_disfluencies=True)]
     scores = [[entry["disfluency_score"] for entry in result["words"]] for result in restorer(texts, batch_size=batch_size)]
     own = DISFLUENCY.threshold_in(restorer.model.config)
-    if removed != [[score > own for score in row] for row in scores]:
+
+    def removal_at(threshold: float) -> list[list[bool]]:
+        # A filled pause goes above FILLER_THRESHOLD whatever the threshold of the other words.
+        return [
+            [score > threshold or (is_filler(word) and score > FILLER_THRESHOLD) for word, score in zip(words, row)]
+            for words, row in zip(documents, scores)
+        ]
+
+    if removed != removal_at(own):
         raise RuntimeError("internal error: remove_disfluencies removed other words than the head's scores say")
     figures = {"threshold": own, **removal_figures(documents, removed, annotated)}
-    figures["at_thresholds"] = {
-        str(t): removal_figures(documents, [[score > t for score in row] for row in scores], annotated) for t in thresholds
-    }
+    figures["at_thresholds"] = {str(t): removal_figures(documents, removal_at(t), annotated) for t in thresholds}
     if annotated is not None:
         figures["annotation"] = removal_figures(documents, annotated, annotated)
     return figures

@@ -127,6 +127,16 @@ def test_a_filler_beside_a_command_goes_as_any_filler_and_a_meant_word_stays():
     assert fluent_inputs(first, words)[0] == [0, 2, 3, 4]
 
 
+def test_a_filled_pause_goes_at_even_odds_and_other_words_at_the_models_threshold():
+    words = "ok um did the pain come".split()
+    first = restored(words, ["PERIOD", "COMMA", "O", "O", "O", "QUESTION"], ["UPPER_FIRST"] + ["LOWER"] * 5, ["WORD"] * 6,
+                     disfluent=[False] * 6)
+    for entry, score in zip(first["words"], [0.1, 0.6, 0.6, 0.1, 0.1, 0.1]):
+        entry["disfluency_score"] = score  # below the model's threshold (disfluent False) for every word
+    assert fluent_inputs(first, words)[0] == [0, 2, 3, 4, 5]  # "um" goes, "did" at the same score stays
+    assert not is_filler("er") and not is_filler("mm")  # the ER, millimetres: words a reader needs
+
+
 @pytest.mark.parametrize("text", ["um", "uh", "um um", "Uh, um."])
 def test_an_input_of_fillers_only_keeps_no_word(text):
     words = text.split()
