@@ -101,14 +101,14 @@ def main() -> None:
     scores = {key: score_labels(scheme, *values) for key, values in bare.items()}
     figures = {
         "model": args.model, "plan": restorer.execution_plan.describe(), "kept": args.kept, "bare": args.bare,
-        "bare_run_words": decoding.BARE_RUN_WORDS,
+        "bare_run_words": getattr(decoding, "BARE_RUN_WORDS", None),
         "kept_words": kept_words, "kept_words_as_written": same / kept_words,
         "kept_words_other_mark": other_mark / kept_words, "kept_words_other_form": other_form / kept_words,
         "bare_words": len(bare["mixed"][0]),
         "bare_punct_f1": scores["mixed"]["punct_overall_f1"], "bare_case_f1": scores["mixed"]["case_overall_f1"],
         "all_bare_punct_f1": scores["stripped"]["punct_overall_f1"], "all_bare_case_f1": scores["stripped"]["case_overall_f1"],
     }
-    print(f"model {args.model}: {figures['plan']}; runs of {decoding.BARE_RUN_WORDS}+ words without a mark are bare")
+    print(f"model {args.model}: {figures['plan']}; runs of {getattr(decoding, 'BARE_RUN_WORDS', '(no rule)')}+ words without a mark are bare")
     print(
         f"kept stretches: {kept_words:,} words, {100 * figures['kept_words_as_written']:.2f}% as written "
         f"({100 * figures['kept_words_other_mark']:.2f}% another mark, {100 * figures['kept_words_other_form']:.2f}% another form)"
