@@ -24,6 +24,7 @@ from .labels import (
     SPOKEN_COMMANDS,
     apply_case,
     case_label_of,
+    restored_trail,
     split_trailing_marks,
 )
 from .layout import BREAK_COMMANDS, dictated_separator, place_words, text_span
@@ -78,8 +79,6 @@ def carry_out(entries: Sequence[dict], written: Sequence[str], capitalise_first:
     word after them starts with a capital. ``written``: each word as it was given.
     ``capitalise_first``: the first word kept follows a dictated sentence end or break (a stream's
     earlier words). Entries are copied; their text offsets are left to the caller."""
-    from .restoration.words import restored_trail  # the tasks module imports this one while restoration loads
-
     spans = command_spans(written, [entry["command"] for entry in entries])
     in_command = {i: label for start, end, label in spans for i in range(start, end)}
     null = COMMAND_LABELS[0]

@@ -218,6 +218,15 @@ def split_trailing_marks(token: str) -> tuple[str, str]:
     return core, trail
 
 
+def restored_trail(trail: str, mark: str) -> str:
+    """What follows a word in the output when its marks are predicted: its trailing characters
+    ``trail`` with the punctuation marks among them replaced by the predicted ``mark``. Closing quotes
+    and brackets stay; the mark takes the place of the first mark it replaces, or follows them where
+    there was none: ``."`` + "," → ``,"``; ``)`` + "." → ``).``; ``"`` + "" → ``"``."""
+    first = next((i for i, ch in enumerate(trail) if ch in LABELLED_MARKS), len(trail))
+    return trail[:first] + mark + "".join(ch for ch in trail[first:] if ch not in LABELLED_MARKS)
+
+
 @dataclass
 class LabeledWords:
     """Words with one punctuation and one casing label each (labels as strings)."""

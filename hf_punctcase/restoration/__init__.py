@@ -55,7 +55,8 @@ from .windows import (
     window_rows,
     word_probabilities,
 )
-from .words import MAX_WORD_CHARS, capitalisable, encoder_words, has_surrogate, is_opaque, restored_trail
+from ..labels import restored_trail
+from .words import MAX_WORD_CHARS, capitalisable, encoder_words, has_surrogate, is_opaque
 
 __all__ = [
     "BARE_RUN_WORDS",

@@ -10,13 +10,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..inputs import InputWords
-from ..labels import SENTENCE_END_LABELS, LabelScheme, apply_case, case_label_of
+from ..labels import SENTENCE_END_LABELS, LabelScheme, apply_case, case_label_of, restored_trail
 from ..paragraphs import paragraph_spans
 from ..tasks import CASING, PUNCTUATION
 from .options import RESTORED_TASKS, RestoreOptions, check_tasks
 from .sentences import add_char_offsets, sentences
 from .windows import WindowRows, join_windows
-from .words import capitalisable, is_opaque, restored_trail
+from .words import capitalisable, is_opaque
 
 if TYPE_CHECKING:
     from ..tasks import Task

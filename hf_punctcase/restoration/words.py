@@ -1,5 +1,6 @@
 """A transcript's words as restoration treats them: those passed through untouched, those the encoder
-sees, the characters that may follow a restored word, and which words casing can change."""
+sees, and which words casing can change (the characters that may follow a restored word:
+:func:`hf_punctcase.labels.restored_trail`)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..inputs import InputWords
-from ..labels import LABELLED_MARKS, apply_case, is_latin_letter
+from ..labels import apply_case, is_latin_letter
 from ..tokenization import model_words
 
 #: Words longer than this are passed through untouched and shown to the model as one unknown token.
@@ -30,15 +31,6 @@ def has_surrogate(word: str) -> bool:
     """Whether ``word`` holds a lone surrogate (U+D800–U+DFFF), as text decoded with
     ``errors="surrogateescape"`` does: it cannot be encoded, so the tokenizer must not see it."""
     return not word.isascii() and any("\ud800" <= ch <= "\udfff" for ch in word)
-
-
-def restored_trail(trail: str, mark: str) -> str:
-    """What follows a word in the output when its marks are predicted: its trailing characters
-    ``trail`` with the punctuation marks among them replaced by the predicted ``mark``. Closing quotes
-    and brackets stay; the mark takes the place of the first mark it replaces, or follows them where
-    there was none: ``."`` + "," → ``,"``; ``)`` + "." → ``).``; ``"`` + "" → ``"``."""
-    first = next((i for i, ch in enumerate(trail) if ch in LABELLED_MARKS), len(trail))
-    return trail[:first] + mark + "".join(ch for ch in trail[first:] if ch not in LABELLED_MARKS)
 
 
 def encoder_words(words: InputWords, lowercase: bool, unk_token: str) -> list[str]:
