@@ -4,6 +4,7 @@
     python benchmarks/dictation_eval.py --model runs/default_dictation_head/final
     python benchmarks/dictation_eval.py --model MODEL --set benchmarks/data/dictation_dev.txt --show-errors
     python benchmarks/dictation_eval.py --model MODEL --remove-disfluencies   # the two options together
+    python benchmarks/dictation_eval.py --model default --set benchmarks/data/dictation_edges.txt --keep-punctuation --remove-disfluencies
 
 The set (default: benchmarks/data/dictation_dev.txt, hand-written, apart from the training data) has one
 dictated transcript a line: ``[words]`` are a spoken command, ``{words}`` command words meant as words.
@@ -11,6 +12,13 @@ Reported: the share of commands carried out (all of the command's words left out
 mark or break on the word before it), per command and overall; the share of literal uses kept as words;
 the share of every other word kept. With ``--remove-disfluencies`` the set is restored with both options,
 and a word left out as disfluent counts as a word lost (or a command missed).
+
+A set may also mark ``<word>``: a filler the speaker said (reported: the share removed, with
+``--remove-disfluencies``; a word like any other without), and tag a line ``@edge`` (commands first or
+last, said twice, beside fillers, beside marks already written, capitalised by the ASR): then every
+figure is also given per edge, with the lines whose text doubles a mark (``::``, ``!!``, ``:,``) and
+those whose text does not start with a capital. ``--keep-punctuation`` keeps the marks a line is
+written with (benchmarks/data/dictation_edges.txt has such lines).
 """
 
 from __future__ import annotations
@@ -27,7 +35,8 @@ from hf_punctcase.execution import RUNTIMES
 from hf_punctcase.labels import SPOKEN_COMMANDS
 
 DEFAULT_SET = Path(__file__).parent / "data" / "dictation_dev.txt"
-_SEGMENT = re.compile(r"\[([^\]]+)\]|\{([^}]+)\}|(\S+)")
+_SEGMENT = re.compile(r"\[([^\]]+)\]|\{([^}]+)\}|<([^>]+)>|(\S+)")
+_DOUBLED_MARK = re.compile(r"[,.;:!?][,;:!]|[,;:!?]\.")
 _COMMAND_OF_PHRASE = {phrase: label for label, phrases in SPOKEN_COMMANDS.items() for phrase in phrases}
 
 
@@ -35,10 +44,10 @@ def parse_line(line: str) -> tuple[list[str], list[str], list[tuple[int, int, st
     """A marked-up line: its words, each word's role (COMMAND, LITERAL or WORD) and its commands
     ``(start, end, label)``."""
     words, roles, commands = [], [], []
-    for command, literal, word in _SEGMENT.findall(line):
+    for command, literal, filler, word in _SEGMENT.findall(line):
         if command:
             pieces = command.split()
-            label = _COMMAND_OF_PHRASE.get(" ".join(pieces))
+            label = _COMMAND_OF_PHRASE.get(" ".join(pieces).lower())
             if label is None:
                 raise ValueError(f"[{command}] is no spoken command: {line!r}")
             commands.append((len(words), len(words) + len(pieces), label))
@@ -48,6 +57,10 @@ def parse_line(line: str) -> tuple[list[str], list[str], list[tuple[int, int, st
             pieces = literal.split()
             words += pieces
             roles += ["LITERAL"] * len(pieces)
+        elif filler:
+            pieces = filler.split()
+            words += pieces
+            roles += ["FILLER"] * len(pieces)
         else:
             words.append(word)
             roles.append("WORD")
@@ -58,15 +71,43 @@ def read_set(path: Path) -> list[str]:
     return [line.strip() for line in path.read_text(encoding="utf-8").splitlines() if line.strip() and not line.startswith("#")]
 
 
+def edge_of(line: str) -> tuple[str | None, str]:
+    """A line's ``@edge`` tag (None without one) and the line without it."""
+    if line.startswith("@"):
+        tag, _, rest = line.partition(" ")
+        return tag[1:], rest
+    return None, line
+
+
 def score(pipe, lines: list[str], show_errors: bool = False, **options) -> dict:
+    """The set's figures, and with ``@edge`` tags the same figures for each edge (``per_edge``)."""
+    edges: dict[str, list[str]] = {}
+    for line in lines:
+        edge, _ = edge_of(line)
+        if edge is not None:
+            edges.setdefault(edge, []).append(line)
+    figures = _score(pipe, lines, show_errors, **options)
+    if edges:
+        figures["per_edge"] = {edge: _score(pipe, tagged, False, **options) for edge, tagged in edges.items()}
+    return figures
+
+
+def _score(pipe, lines: list[str], show_errors: bool = False, **options) -> dict:
     carried, said = Counter(), Counter()
     kept = Counter()
     totals = Counter()
+    doubled = uncapitalised = 0
     for line in lines:
+        _, line = edge_of(line)
         words, roles, commands = parse_line(line)
         result = pipe(" ".join(words), spoken_punctuation=True, **options)
         entries = result["words"]
+        doubled += bool(_DOUBLED_MARK.search(result["text"]))
+        letters = [ch for ch in result["text"] if ch.isalpha()]
+        uncapitalised += bool(letters) and not letters[0].isupper()
         for role, entry in zip(roles, entries):
+            if role == "FILLER" and not options.get("remove_disfluencies"):
+                role = "WORD"
             if role != "COMMAND":
                 totals[role] += 1
                 kept[role] += not entry["removed"]
@@ -80,7 +121,7 @@ def score(pipe, lines: list[str], show_errors: bool = False, **options) -> dict:
             carried[label] += done
             if not done:
                 errors.append(" ".join(words[start:end]))
-        lost = [w for w, role, e in zip(words, roles, entries) if role != "COMMAND" and e["removed"]]
+        lost = [w for w, role, e in zip(words, roles, entries) if role not in ("COMMAND", "FILLER") and e["removed"]]
         if show_errors and (errors or lost):
             print(f"{line}\n  -> {result['text']!r}\n  missed: {errors} lost: {lost}", file=sys.stderr)
     commands_said = sum(said.values())
@@ -92,6 +133,10 @@ def score(pipe, lines: list[str], show_errors: bool = False, **options) -> dict:
         "literal_uses_kept": kept["LITERAL"] / totals["LITERAL"] if totals["LITERAL"] else None,
         "other_words": totals["WORD"],
         "other_words_kept": kept["WORD"] / totals["WORD"] if totals["WORD"] else None,
+        **({"fillers": totals["FILLER"], "fillers_removed": 1 - kept["FILLER"] / totals["FILLER"]} if totals["FILLER"] else {}),
+        "lines": len(lines),
+        "lines_doubling_a_mark": doubled,
+        "lines_not_starting_with_a_capital": uncapitalised,
     }
 
 
@@ -101,6 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--set", type=Path, default=DEFAULT_SET)
     parser.add_argument("--show-errors", action="store_true")
     parser.add_argument("--remove-disfluencies", action="store_true", help="restore with remove_disfluencies=True too")
+    parser.add_argument("--keep-punctuation", action="store_true", help="restore with keep_punctuation=True too")
     parser.add_argument("--json", type=Path, help="also write the scores here")
     parser.add_argument(
         "--runtime", default="auto", choices=("auto", *RUNTIMES),
@@ -109,6 +155,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     pipe = hf_punctcase.load_pipeline(args.model, runtime=args.runtime)
     options = {"remove_disfluencies": True} if args.remove_disfluencies else {}
+    if args.keep_punctuation:
+        options["keep_punctuation"] = True
     scores = {
         "model": args.model, "set": str(args.set), **options,
         **score(pipe, read_set(args.set), args.show_errors, **options),
