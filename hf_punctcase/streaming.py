@@ -46,7 +46,7 @@ from .restoration import (
 )
 from .dictation import CommandStream
 from .paragraphs import ParagraphStream
-from .tasks import CASING, COMMAND, PARAGRAPH, option_runner, tasks_to_run
+from .tasks import CASING, COMMAND, PARAGRAPH, TASKS, option_runner, tasks_to_run
 
 #: Default sizes for live captions: cores of 20 words with 10 words of context on each side. On TED
 #: dev this costs 0.1 point of punctuation F1 and 0.2 of casing F1 against the pipeline's 200/50
@@ -142,6 +142,13 @@ class StreamingRestorer:
         ignored = sorted(set(load_kwargs) & set(OPTION_NAMES))
         if ignored:
             raise TypeError(f"StreamingRestorer does not take the restore options {ignored}")
+        # Nor the task options it has no stream for: disfluency removal restores the kept words again.
+        unstreamed = sorted(set(load_kwargs) & {task.option.name for task in TASKS.values() if task.option is not None})
+        if unstreamed:
+            raise TypeError(
+                f"StreamingRestorer does not take {unstreamed}: a stream takes spoken_punctuation and paragraphs; "
+                "restore whole transcripts with the pipeline for the others"
+            )
         if right_context_words is None:
             right_context_words = context_words
         if isinstance(right_context_words, bool) or not isinstance(right_context_words, int):

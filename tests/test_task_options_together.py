@@ -203,3 +203,64 @@ def test_a_stream_with_spoken_punctuation_and_paragraphs_is_the_pipelines(every_
     assert [(e["word"], e["removed"], e["start_char"], e["end_char"]) for e in entries] == [
         (e["word"], e["removed"], e["start_char"], e["end_char"]) for e in whole["words"]
     ]
+
+
+# ---- every combination, on random input ----------------------------------------------------------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from hf_punctcase.labels import split_trailing_marks  # noqa: E402
+
+VOCABULARY = [
+    "the", "patient", "said", "so", "we", "think", "it", "works", "period", "comma", "new", "line", "paragraph",
+    "question", "mark", "colon", "um", "uh", "Plan:", "Wait!", "really?!", "and...", "NASA", "iPhone", "fine.",
+    "Yes,", "😀", "3.5", '"quoted."',
+]
+OPTION_NAMES = ("spoken_punctuation", "remove_disfluencies", "keep_punctuation", "paragraphs")
+LABELLED = ".,?!:;"
+
+
+@pytest.fixture(scope="module")
+def every_head_pipe(every_head_model):
+    return hf_punctcase.load_pipeline(every_head_model, dtype=torch.float32)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.sampled_from(VOCABULARY), min_size=1, max_size=40), st.sets(st.sampled_from(OPTION_NAMES)))
+def test_any_options_together_keep_the_word_contract(every_head_pipe, every_head_model, tokens, chosen):
+    options = {name: True for name in chosen}
+    result = every_head_pipe(tokens, is_split_into_words=True, **options)
+    entries = result["words"]
+    # Each input word once, in order; only commands and disfluencies left out, and only when asked.
+    assert len(entries) == len(tokens)
+    for token, entry in zip(tokens, entries):
+        assert split_trailing_marks(entry["word"])[0].lower().strip('"') == split_trailing_marks(token)[0].lower().strip('"')
+        if entry.get("removed"):
+            assert (options.get("spoken_punctuation") and entry.get("command", "WORD") != "WORD") or (
+                options.get("remove_disfluencies") and entry.get("disfluent")
+            ), (token, entry)
+    kept = [(token, entry) for token, entry in zip(tokens, entries) if not entry.get("removed")]
+    assert result["text"].split() == [entry["word"] for _, entry in kept]
+    for token, entry in kept:
+        trail = split_trailing_marks(entry["word"].rstrip('"'))[1]
+        # No mark doubled by the library: a word keeps the marks it was written with or has at most one.
+        assert trail == split_trailing_marks(token.rstrip('"'))[1] or sum(ch in LABELLED for ch in trail) <= 1, (token, entry["word"])
+    if not options.get("keep_punctuation"):
+        words = [entry["word"] for _, entry in kept]
+        starts = [0] + [i + 1 for i, word in enumerate(words[:-1]) if word.rstrip('"')[-1:] in ".?!"]
+        for i in starts:
+            if i < len(words) and words[i][:1].isalpha():
+                # A capital, or a word of mixed case that keeps its form ("iPhone").
+                assert words[i][0].isupper() or any(ch.isupper() for ch in words[i][1:]), (words, i)
+    if not options.get("remove_disfluencies"):
+        stream_options = {name: True for name in chosen if name != "remove_disfluencies"}
+        stream = hf_punctcase.StreamingRestorer(every_head_pipe, window_words=40, context_words=10, **stream_options)
+        streamed = [e for i in range(0, len(tokens), 7) for e in stream.push(tokens[i : i + 7])] + stream.flush()
+        expected = every_head_pipe(tokens, is_split_into_words=True, window_words=40, context_words=10, **options)
+        assert [e["word"] for e in streamed] == [e["word"] for e in expected["words"]]
+
+
+def test_a_stream_refuses_disfluency_removal_with_a_clear_error(every_head_pipe):
+    with pytest.raises(TypeError, match=r"does not take \['remove_disfluencies'\]"):
+        hf_punctcase.StreamingRestorer(every_head_pipe.model.name_or_path, remove_disfluencies=True)
