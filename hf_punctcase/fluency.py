@@ -127,17 +127,25 @@ def restore_without_disfluencies(restore, inputs, is_split_into_words: bool, **o
     """``remove_disfluencies=True`` for a restorer (the pipeline, the torch-free runtime): one pass
     finds the disfluent words, a second restores punctuation and casing of the words kept, as a
     transcript of their own; :func:`merge_fluent` joins the two. ``restore(inputs, is_split_into_words,
-    **options)`` is the restorer's own call. Takes twice the time of one restoration."""
+    **options)`` is the restorer's own call. An input that loses no word is its own fluent transcript:
+    its first restoration serves as the second, so it takes one restoration; the others take two."""
     # Checked here to tell one transcript from many; the restorer's own first pass parses them again.
     items, single = parse_inputs(inputs, is_split_into_words)
     if not items:
         return []
     batch = [inputs] if single else list(inputs)
-    first = restore(inputs, is_split_into_words, **{**options, "return_sentences": False})
+    # With the call's own options, so that the first restoration of an input that loses no word is the
+    # restoration of its kept words (the same words, the same options).
+    first = restore(inputs, is_split_into_words, **options)
     first = [first] if single else first
     tokens = [item.split() if isinstance(item, str) else list(item) for item in batch]
     plans = [fluent_inputs(result, words) for result, words in zip(first, tokens)]
-    fluent = restore([words for _, words in plans], True, **{k: v for k, v in options.items() if k != "return_probabilities"})
+    fluent = list(first)
+    again = [i for i, (kept, _) in enumerate(plans) if len(kept) != len(tokens[i])]
+    if again:
+        second = restore([plans[i][1] for i in again], True, **{k: v for k, v in options.items() if k != "return_probabilities"})
+        for i, result in zip(again, second):
+            fluent[i] = result
     merged = [merge_fluent(a, b, kept, words) for a, b, (kept, _), words in zip(first, fluent, plans, tokens)]
     return merged[0] if single else merged
 

@@ -242,6 +242,11 @@ def test_any_options_together_keep_the_word_contract(every_head_pipe, every_head
             ), (token, entry)
     kept = [(token, entry) for token, entry in zip(tokens, entries) if not entry.get("removed")]
     assert result["text"].split() == [entry["word"] for _, entry in kept]
+    if options.get("remove_disfluencies"):
+        # The kept words restored as a transcript of their own (in one restoration where none was lost).
+        fluent = [token for token, entry in zip(tokens, entries) if not entry.get("disfluent")]
+        inner = {name: on for name, on in options.items() if name != "remove_disfluencies"}
+        assert result["text"] == (every_head_pipe(fluent, is_split_into_words=True, **inner)["text"] if fluent else "")
     for token, entry in kept:
         trail = split_trailing_marks(entry["word"].rstrip('"'))[1]
         # No mark doubled by the library: a word keeps the marks it was written with or has at most one.
