@@ -42,11 +42,11 @@ def command_spans(words: Sequence[str], labels: Sequence[str]) -> list[tuple[int
     the longest phrase first. The context decides whether words are a command, the phrase which one:
     "semicolon" read as a command is a SEMICOLON whichever command label it got, so a rare command
     is carried out as reliably as the head tells commands from words. Words that spell no phrase (a
-    lone "mark" labelled QUESTION) stay words. A phrase said twice in a row that the head reads wholly
-    as a command neither time is a command said twice (no reading as words exists: "stable period
-    period", "okay question mark question mark"): both are spans of that command, which
-    :func:`carry_out` carries out once. Where the head reads the second as a command and not the first,
-    the first stays a word ("not a period period")."""
+    lone "mark" labelled QUESTION) stay words. A phrase said twice in a row is a command said twice (no
+    reading as words exists: "stable period period", "okay question mark question mark"), whatever the
+    head reads of it: both are spans of that command, which :func:`carry_out` carries out once. The
+    exception: where the head reads the first wholly as words and the second wholly as a command, the
+    first stays a word ("not a period period")."""
     lowered = [word.lower() for word in words]
     spans = []
     i = 0
@@ -56,15 +56,18 @@ def command_spans(words: Sequence[str], labels: Sequence[str]) -> list[tuple[int
             end = i + len(pieces)
             if lowered[i:end] != pieces:
                 continue
-            if all(label != COMMAND_LABELS[0] for label in labels[i:end]):
-                match = [(i, end, command)]
-                break
-            # The same phrase said twice in a row, neither read wholly as a command ("stable period
-            # period", "new paragraph new paragraph"), has no reading as words: the command said twice.
-            # Where the head reads the second as a command, the first is a word ("not a period period").
+            # The same phrase said twice in a row has no reading as words ("stable period period", "new
+            # paragraph new paragraph"): the command said twice, whatever the head reads, but where it
+            # reads the first wholly as words and the second wholly as a command ("not a period period").
+            word = COMMAND_LABELS[0]
             again = end + len(pieces)
-            if lowered[end:again] == pieces and not all(label != COMMAND_LABELS[0] for label in labels[end:again]):
+            if lowered[end:again] == pieces and not (
+                all(label == word for label in labels[i:end]) and all(label != word for label in labels[end:again])
+            ):
                 match = [(i, end, command), (end, again, command)]
+                break
+            if all(label != word for label in labels[i:end]):
+                match = [(i, end, command)]
                 break
         if match:
             spans += match
