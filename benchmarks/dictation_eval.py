@@ -80,50 +80,54 @@ def edge_of(line: str) -> tuple[str | None, str]:
 
 
 def score(pipe, lines: list[str], show_errors: bool = False, **options) -> dict:
-    """The set's figures, and with ``@edge`` tags the same figures for each edge (``per_edge``)."""
-    edges: dict[str, list[str]] = {}
-    for line in lines:
-        edge, _ = edge_of(line)
-        if edge is not None:
-            edges.setdefault(edge, []).append(line)
-    figures = _score(pipe, lines, show_errors, **options)
+    """The set's figures, and with ``@edge`` tags the same figures for each edge (``per_edge``); each
+    line is restored once."""
+    tallies = [(edge_of(line)[0], _tally(pipe, line, show_errors, **options)) for line in lines]
+    figures = _figures([tally for _, tally in tallies])
+    edges = list(dict.fromkeys(edge for edge, _ in tallies if edge is not None))
     if edges:
-        figures["per_edge"] = {edge: _score(pipe, tagged, False, **options) for edge, tagged in edges.items()}
+        figures["per_edge"] = {edge: _figures([tally for tagged, tally in tallies if tagged == edge]) for edge in edges}
     return figures
 
 
-def _score(pipe, lines: list[str], show_errors: bool = False, **options) -> dict:
-    carried, said = Counter(), Counter()
-    kept = Counter()
-    totals = Counter()
-    doubled = uncapitalised = 0
-    for line in lines:
-        _, line = edge_of(line)
-        words, roles, commands = parse_line(line)
-        result = pipe(" ".join(words), spoken_punctuation=True, **options)
-        entries = result["words"]
-        doubled += bool(_DOUBLED_MARK.search(result["text"]))
-        letters = [ch for ch in result["text"] if ch.isalpha()]
-        uncapitalised += bool(letters) and not letters[0].isupper()
-        for role, entry in zip(roles, entries):
-            if role == "FILLER" and not options.get("remove_disfluencies"):
-                role = "WORD"
-            if role != "COMMAND":
-                totals[role] += 1
-                kept[role] += not entry["removed"]
-        errors = []
-        for start, end, label in commands:
-            said[label] += 1
-            before = next((j for j in range(start - 1, -1, -1) if not entries[j]["removed"]), None)
-            done = all(entries[j]["removed"] for j in range(start, end)) and (
-                before is None or label in entries[before].get("dictated", [])
-            )
-            carried[label] += done
-            if not done:
-                errors.append(" ".join(words[start:end]))
-        lost = [w for w, role, e in zip(words, roles, entries) if role not in ("COMMAND", "FILLER") and e["removed"]]
-        if show_errors and (errors or lost):
-            print(f"{line}\n  -> {result['text']!r}\n  missed: {errors} lost: {lost}", file=sys.stderr)
+def _tally(pipe, line: str, show_errors: bool = False, **options) -> dict[str, Counter]:
+    """One line restored and counted: commands said and carried out by label, words of each role and
+    those kept, and whether its text doubles a mark or does not start with a capital."""
+    carried, said, kept, totals, lines = Counter(), Counter(), Counter(), Counter(), Counter()
+    _, line = edge_of(line)
+    words, roles, commands = parse_line(line)
+    result = pipe(" ".join(words), spoken_punctuation=True, **options)
+    entries = result["words"]
+    lines["doubling_a_mark"] += bool(_DOUBLED_MARK.search(result["text"]))
+    letters = [ch for ch in result["text"] if ch.isalpha()]
+    lines["not_starting_with_a_capital"] += bool(letters) and not letters[0].isupper()
+    for role, entry in zip(roles, entries):
+        if role == "FILLER" and not options.get("remove_disfluencies"):
+            role = "WORD"
+        if role != "COMMAND":
+            totals[role] += 1
+            kept[role] += not entry["removed"]
+    errors = []
+    for start, end, label in commands:
+        said[label] += 1
+        before = next((j for j in range(start - 1, -1, -1) if not entries[j]["removed"]), None)
+        done = all(entries[j]["removed"] for j in range(start, end)) and (
+            before is None or label in entries[before].get("dictated", [])
+        )
+        carried[label] += done
+        if not done:
+            errors.append(" ".join(words[start:end]))
+    lost = [w for w, role, e in zip(words, roles, entries) if role not in ("COMMAND", "FILLER") and e["removed"]]
+    if show_errors and (errors or lost):
+        print(f"{line}\n  -> {result['text']!r}\n  missed: {errors} lost: {lost}", file=sys.stderr)
+    return {"carried": carried, "said": said, "kept": kept, "totals": totals, "lines": lines}
+
+
+def _figures(tallies: list[dict[str, Counter]]) -> dict:
+    """The figures of a set of lines from their tallies (:func:`_tally`)."""
+    carried, said, kept, totals, lines = (
+        sum((tally[key] for tally in tallies), Counter()) for key in ("carried", "said", "kept", "totals", "lines")
+    )
     commands_said = sum(said.values())
     return {
         "commands": commands_said,
@@ -134,9 +138,9 @@ def _score(pipe, lines: list[str], show_errors: bool = False, **options) -> dict
         "other_words": totals["WORD"],
         "other_words_kept": kept["WORD"] / totals["WORD"] if totals["WORD"] else None,
         **({"fillers": totals["FILLER"], "fillers_removed": 1 - kept["FILLER"] / totals["FILLER"]} if totals["FILLER"] else {}),
-        "lines": len(lines),
-        "lines_doubling_a_mark": doubled,
-        "lines_not_starting_with_a_capital": uncapitalised,
+        "lines": len(tallies),
+        "lines_doubling_a_mark": lines["doubling_a_mark"],
+        "lines_not_starting_with_a_capital": lines["not_starting_with_a_capital"],
     }
 
 

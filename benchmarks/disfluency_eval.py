@@ -28,15 +28,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 
 import numpy as np
 
 from hf_punctcase.cli import add_model_arguments, load_restorer
 from hf_punctcase.data import data_dir, load_punct_case_dataset
-from hf_punctcase.data.sources import read_swda
+from hf_punctcase.data.sources import read_aci_bench, read_swda
 from hf_punctcase.evaluation import DEV_SETS, FILLER_WORDS, disfluency_table, evaluate_disfluency, removal_figures
-from hf_punctcase.fluency import FILLER_THRESHOLD, is_filler
+from hf_punctcase.fluency import removes_filler
 from hf_punctcase.labels import LabelScheme
 from hf_punctcase.tasks import DISFLUENCY
 
@@ -88,9 +87,9 @@ def core_removal(
     own = DISFLUENCY.threshold_in(restorer.model.config)
 
     def removal_at(threshold: float) -> list[list[bool]]:
-        # A filled pause goes above FILLER_THRESHOLD whatever the threshold of the other words.
+        # A filled pause goes at its own threshold whatever the threshold of the other words.
         return [
-            [score > threshold or (is_filler(word) and score > FILLER_THRESHOLD) for word, score in zip(words, row)]
+            [score > threshold or removes_filler(word, score) for word, score in zip(words, row)]
             for words, row in zip(documents, scores)
         ]
 
@@ -110,8 +109,6 @@ SPOKEN_FILLERS = ("um", "uh", "er", "ah", "hmm", "mm")
 def utterances(root) -> dict[str, list[list[str]]]:
     """Real talk one input an utterance, as an ASR gives it (lowercased words without marks): SwDA's
     validation utterances and ACI-BENCH's validation doctor–patient turns (a line a turn)."""
-    import csv
-
     scheme = LabelScheme()
     swda = root / "conversational" / "swda" / "swda_conversations.jsonl"
     found = {"SwDA val utterances": [], "ACI-BENCH valid turns": []}
@@ -120,10 +117,9 @@ def utterances(root) -> dict[str, list[list[str]]]:
             conversation = json.loads(line)
             if conversation["split"] == "val":
                 found["SwDA val utterances"] += [scheme.parse(u["text"]).words for u in conversation["utterances"]]
-    with open(root / "medical" / "aci_bench" / "challenge_data" / "valid.csv", encoding="utf-8", newline="") as handle:
-        for row in csv.DictReader(handle):
-            for turn in row["dialogue"].splitlines():
-                found["ACI-BENCH valid turns"].append(scheme.parse(re.sub(r"^\s*\[[a-z_ ]+\]", " ", turn)).words)
+    # The reader takes the speaker tags out and leaves a line a turn.
+    for _, dialogue in read_aci_bench(root / "medical" / "aci_bench" / "challenge_data" / "valid.csv", punctuated_only=False):
+        found["ACI-BENCH valid turns"] += [scheme.parse(turn).words for turn in dialogue.splitlines()]
     return {name: [[w.lower() for w in words] for words in texts if words] for name, texts in found.items()}
 
 

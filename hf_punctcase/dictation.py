@@ -14,9 +14,9 @@ and casing stand.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
-from .inputs import parse_inputs
+from .inputs import parse_inputs, written_word
 from .labels import (
     COMMAND_LABELS,
     MARK_OF_LABEL,
@@ -142,7 +142,7 @@ def apply_commands(restored: dict, tokens: Sequence) -> dict:
         raise RuntimeError(f"internal error: {len(entries)} restored words for {len(tokens)} input words")
     if entries and "command" not in entries[0]:
         raise RuntimeError("internal error: the restoration has no command labels")
-    written = [token["word"].strip() if isinstance(token, Mapping) else token for token in tokens]
+    written = [written_word(token) for token in tokens]
     words, _ = carry_out(entries, written)
     text, _ = place_words(words, lambda _, entry: dictated_separator(entry))
     # No space after the last word (a dictated break there stays).

@@ -5,9 +5,9 @@ runtime run it through :func:`hf_punctcase.tasks.option_runner`, which checks th
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
-from .inputs import parse_inputs
+from .inputs import parse_inputs, written_word
 from .labels import COMMAND_LABELS, LEADING_PUNCTUATION, case_label_of, split_trailing_marks
 
 
@@ -28,13 +28,13 @@ def fluent_inputs(first: dict, tokens: Sequence) -> tuple[list[int], list]:
         raise RuntimeError(f"internal error: {len(entries)} restored words for {len(tokens)} input words")
     if entries and "disfluent" not in entries[0]:
         raise RuntimeError("internal error: the restoration has no disfluency labels")
-    written = [_written(token) for token in tokens]
+    written = [written_word(token) for token in tokens]
     if written and all(is_filler(word) for word in written):
         return [], []
     kept = []
     for i, entry in enumerate(entries):
         filler = is_filler(written[i])
-        disfluent = entry["disfluent"] or (filler and entry["disfluency_score"] > FILLER_THRESHOLD)
+        disfluent = entry["disfluent"] or removes_filler(written[i], entry["disfluency_score"])
         if not disfluent or (_dictated(entry) and not filler):
             kept.append(i)
     return kept, [tokens[i] for i in kept]
@@ -57,8 +57,10 @@ def is_filler(word: str) -> bool:
     return split_trailing_marks(word.lstrip(LEADING_PUNCTUATION))[0].lower() in FILLERS
 
 
-def _written(token) -> str:
-    return token["word"].strip() if isinstance(token, Mapping) else token
+def removes_filler(word: str, disfluency_score: float) -> bool:
+    """Whether removal takes ``word`` as a filled pause, whatever the model's threshold for other words:
+    a filler the disfluency head scores above :data:`FILLER_THRESHOLD`."""
+    return disfluency_score > FILLER_THRESHOLD and is_filler(word)
 
 
 def merge_fluent(first: dict, fluent: dict, kept: Sequence[int], tokens: Sequence) -> dict:
@@ -81,7 +83,7 @@ def merge_fluent(first: dict, fluent: dict, kept: Sequence[int], tokens: Sequenc
             merged = dict(fluent["words"][position[i]])
             merged.update(disfluent=False, disfluency_score=entry["disfluency_score"], removed=merged.get("removed", False))
         else:
-            written = _written(tokens[i])
+            written = written_word(tokens[i])
             merged = {
                 "word": written,
                 "punctuation": "O",
@@ -150,4 +152,6 @@ def restore_without_disfluencies(restore, inputs, is_split_into_words: bool, **o
     return merged[0] if single else merged
 
 
-__all__ = ["FILLERS", "FILLER_THRESHOLD", "fluent_inputs", "is_filler", "merge_fluent", "restore_without_disfluencies"]
+__all__ = [
+    "FILLERS", "FILLER_THRESHOLD", "fluent_inputs", "is_filler", "merge_fluent", "removes_filler", "restore_without_disfluencies",
+]

@@ -134,6 +134,12 @@ def parse_word(item: Any, where: str, timeline: Timeline | None = None) -> tuple
     raise TypeError(f"{where} is {type(item).__name__}; a word is a str or a dict with a 'word' field")
 
 
+def written_word(token: str | Mapping[str, Any]) -> str:
+    """A checked input word as it was given: a ``str`` itself, a timed word's ``word`` stripped (as
+    :func:`parse_word` reads it)."""
+    return token["word"].strip() if isinstance(token, Mapping) else token
+
+
 def parse_words(items: Sequence[Any], where: str = "") -> InputWords:
     """A pre-split transcript (words as ``str`` or dicts), every word checked (:func:`parse_word`), the
     times of its timed words in order (:class:`Timeline`)."""
@@ -181,5 +187,5 @@ def transcript(item: str | InputWords) -> InputWords:
 
 __all__ = [
     "InputWords", "MAX_SECONDS", "TIME_FIELDS", "Timeline", "check_one_token", "parse_inputs", "parse_word",
-    "parse_words", "seconds", "split_words", "transcript",
+    "parse_words", "seconds", "split_words", "transcript", "written_word",
 ]

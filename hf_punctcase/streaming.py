@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from .inputs import InputWords, Timeline, parse_word, split_words
+from .inputs import InputWords, Timeline, parse_word, split_words, written_word
 from .pipelines import PunctCasePipeline
 from .restoration import (
     OPTION_NAMES,
@@ -335,7 +335,7 @@ class StreamingRestorer:
         self._chars = restored[-1]["end_char"] + 1
         items = self._items[start - self._base : stop - self._base]
         self._emitted = stop
-        written = [item if isinstance(item, str) else item["word"].strip() for item in items]
+        written = [written_word(item) for item in items]
         return [_entry(item, labels) for item, labels in zip(items, restored)], written
 
     def _forget(self) -> None:
