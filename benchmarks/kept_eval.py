@@ -23,36 +23,31 @@ from pathlib import Path
 from hf_punctcase.cli import add_model_arguments, load_restorer
 from hf_punctcase.data import data_dir
 from hf_punctcase.evaluation import score_labels
-from hf_punctcase.labels import LabelScheme, split_trailing_marks
+from hf_punctcase.labels import LabeledWords, LabelScheme, split_trailing_marks
 from hf_punctcase.restoration import decoding
 
 TED_DEV = ("iwslt/dev2010_cased.txt", "iwslt/tst2012_cased.txt")
 
 
-def partly_punctuated(path: Path, kept: int, bare: int, scheme: LabelScheme) -> list[tuple[list[str], list[bool], list]]:
+def partly_punctuated(path: Path, kept: int, bare: int, scheme: LabelScheme) -> tuple[list[str], list[bool], LabeledWords]:
     """One IWSLT file as one input (as the dev sets read it: a running document): its input tokens,
-    whether each token is of a kept stretch, and its reference (:class:`LabeledWords`, one per token)."""
-    talks = [[line.strip() for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]]
-    result = []
-    for segments in talks:
-        tokens, kept_flags = [], []
-        for number, segment in enumerate(segments):
-            keep = number % (kept + bare) < kept
-            reference = scheme.parse(segment)
-            if keep:
-                pieces = segment.split()
-                parsed, token_of_word = scheme.parse_tokens(pieces)
-                # Only tokens that are words (a lone "--" is no word): the input keeps one token a word.
-                words = [pieces[i] for i in token_of_word]
-            else:
-                words = reference.words
-            tokens += words
-            kept_flags += [keep] * len(words)
-        reference = scheme.parse(" ".join(segments))
-        if len(reference) != len(tokens):
-            raise RuntimeError(f"internal error: {len(tokens)} tokens for {len(reference)} reference words")
-        result.append((tokens, kept_flags, reference))
-    return result
+    whether each token is of a kept stretch, and its reference (one word per token)."""
+    segments = [line.strip() for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    tokens, kept_flags = [], []
+    for number, segment in enumerate(segments):
+        keep = number % (kept + bare) < kept
+        if keep:
+            pieces = segment.split()
+            # Only tokens that are words (a lone "--" is no word): the input keeps one token a word.
+            words = [pieces[i] for i in scheme.parse_tokens(pieces)[1]]
+        else:
+            words = scheme.parse(segment).words
+        tokens += words
+        kept_flags += [keep] * len(words)
+    reference = scheme.parse(" ".join(segments))
+    if len(reference) != len(tokens):
+        raise RuntimeError(f"internal error: {len(tokens)} tokens for {len(reference)} reference words")
+    return tokens, kept_flags, reference
 
 
 def main() -> None:
@@ -73,7 +68,7 @@ def main() -> None:
         decoding.BARE_RUN_WORDS = args.bare_run_words  # read at each call: this process's runs use it
     restorer = load_restorer(args)
     scheme = restorer.scheme
-    talks = [talk for name in TED_DEV for talk in partly_punctuated(root / name, args.kept, args.bare, scheme)]
+    talks = [partly_punctuated(root / name, args.kept, args.bare, scheme) for name in TED_DEV]
     mixed = restorer([tokens for tokens, _, _ in talks], is_split_into_words=True, keep_punctuation=True, batch_size=args.batch_size)
     stripped = restorer([ref.words for _, _, ref in talks], is_split_into_words=True, batch_size=args.batch_size)
     kept_words = same = other_mark = other_form = 0
