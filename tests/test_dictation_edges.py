@@ -4,7 +4,6 @@ hand-made restorations (the labels a model would give), then the same cases thro
 
 from __future__ import annotations
 
-import io
 import subprocess
 import sys
 
