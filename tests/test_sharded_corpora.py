@@ -7,7 +7,8 @@ import lzma
 import pytest
 
 from hf_punctcase.data import LICENCES, NON_COMMERCIAL, CorpusSpec, load_punct_case_dataset, read_shards
-from hf_punctcase.data.builder import SHARDED_HOLDOUT, SOURCES, sharded_split
+from hf_punctcase.data.builder import SOURCES
+from hf_punctcase.data.splits import SHARDED_HOLDOUT, sharded_split
 from hf_punctcase.data.sources import SHARDED_CORPORA
 from hf_punctcase.evaluation import DEV_SETS
 from hf_punctcase.evaluation.dev_sets import held_out_openings
@@ -94,7 +95,7 @@ def test_a_malformed_shard_line_names_its_shard_and_line(tmp_path):
 def test_the_dev_set_is_the_opening_of_each_validation_document(root):
     scheme = LabelScheme()
     openings = held_out_openings("changelog", root, scheme, per_document=5, total=12)
-    validation = [i for i in range(300) if sharded_split("changelog", f"changelog/{_conversation(i)['id']}", {}) == "validation"]
+    validation = [i for i in range(300) if sharded_split("changelog", _conversation(i)) == "validation"]
     assert validation  # the fixture holds some out
     # Five words would cut "Welcome to episode N. How are": the opening stops at the sentence end.
     assert all(o.words == ["welcome", "to", "episode", o.words[3]] for o in openings)

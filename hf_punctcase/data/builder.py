@@ -65,7 +65,7 @@ from .sources import (
     read_text_files,
     read_wikipedia,
 )
-from .splits import SPLITS, SWITCHBOARD_SPLIT, document_split
+from .splits import SPLITS, SWITCHBOARD_SPLIT, document_split, sharded_document_id, sharded_split
 
 SENTENCE_END = ("PERIOD", "QUESTION", "EXCLAMATION")
 
@@ -285,39 +285,15 @@ def _hash_split(reader: Callable[[Path], Iterator[tuple[str, str]]], *parts: str
     return source
 
 
-#: The held-out documents of each sharded corpus, by corpus: whole documents, never a part of one.
-#: The hashed corpora keep a share of their documents (podcast episodes, court arguments, articles,
-#: books) for validation and as much for test; the UN debates keep whole sessions, by year.
-SHARDED_HOLDOUT: dict[str, dict] = {
-    "changelog": {"validation": 0.01, "test": 0.01},
-    "scotus": {"validation": 0.01, "test": 0.01},
-    "wikipedia_2015": {"validation": 0.005, "test": 0.005},
-    "gutenberg": {"validation": 0.03, "test": 0.03},
-    "ungd": {"validation_years": ("2005",), "test_years": ("2015",)},
-}
-
-
-def sharded_split(name: str, doc_id: str, document: dict) -> str:
-    """The split of one document of a sharded corpus (:data:`SHARDED_HOLDOUT`)."""
-    holdout = SHARDED_HOLDOUT[name]
-    if "validation_years" in holdout:
-        year = str(document.get("date", ""))[:4]
-        if year in holdout["test_years"]:
-            return "test"
-        return "validation" if year in holdout["validation_years"] else "train"
-    return document_split(doc_id, **holdout)
-
-
 def _sharded(name: str) -> Source:
     """A sharded corpus (:data:`~hf_punctcase.data.sources.SHARDED_CORPORA`), streamed from its shards:
     one paragraph a line, so that the paragraph labels end each paragraph (each speaker turn)."""
 
     def source(root: Path, options: dict):
         for document in read_shards(root.joinpath(*SHARDED_CORPORA[name])):
-            doc_id = f"{name}/{document['id']}"
             text = paragraphed_text(document)
             if text:
-                yield sharded_split(name, doc_id, document), doc_id, text, True, PARAGRAPHS_FROM_LINES
+                yield sharded_split(name, document), sharded_document_id(name, document), text, True, PARAGRAPHS_FROM_LINES
 
     return source
 

@@ -69,7 +69,7 @@ def held_out_openings(
     """The validation documents of sharded corpus ``name`` (its builder split), each cut to its first
     ``per_document`` words at a sentence end (a document without one inside them is cut there), in the
     shards' order, until ``total`` words."""
-    from ..data.builder import sharded_split
+    from ..data.splits import sharded_split
 
     per_document = per_document or SHARDED_DEV_WORDS[name][0]
     total = total or SHARDED_DEV_WORDS[name][1]
@@ -77,7 +77,7 @@ def held_out_openings(
     for document in read_shards(root.joinpath(*SHARDED_CORPORA[name])):
         if taken >= total:
             break
-        if sharded_split(name, f"{name}/{document['id']}", document) != "validation":
+        if sharded_split(name, document) != "validation":
             continue
         labeled = scheme.parse(paragraphed_text(document))
         limit = min(per_document, total - taken, len(labeled))
