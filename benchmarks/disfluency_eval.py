@@ -35,9 +35,9 @@ from hf_punctcase.cli import add_model_arguments, load_restorer
 from hf_punctcase.data import data_dir, load_punct_case_dataset
 from hf_punctcase.data.sources import read_aci_bench, read_swda
 from hf_punctcase.evaluation import DEV_SETS, FILLER_WORDS, disfluency_table, evaluate_disfluency, removal_figures
-from hf_punctcase.fluency import removes_filler
+from hf_punctcase.options.disfluency import removes_filler
 from hf_punctcase.labels import LabelScheme
-from hf_punctcase.tasks import DISFLUENCY
+from hf_punctcase.options import DISFLUENCY
 
 
 def swda_removal(restorer, root, batch_size: int) -> dict[str, float]:

@@ -34,8 +34,8 @@ from hf_punctcase.atomic_files import atomic_write_text
 from hf_punctcase.data.sources import data_dir, read_ted_talks
 from hf_punctcase.data.splits import document_split
 from hf_punctcase.labels import SENTENCE_END_LABELS, LabelScheme
-from hf_punctcase.paragraphs import paragraph_ends
-from hf_punctcase.tasks import PARAGRAPH
+from hf_punctcase.restoration.layout import paragraph_ends
+from hf_punctcase.options import PARAGRAPH
 
 
 def held_out_talks(root: Path, count: int) -> list[tuple[str, str]]:
@@ -79,7 +79,7 @@ def pooled(pairs: list[tuple[set[int], set[int]]]) -> dict:
 
 def restored_ends(words: list[dict], threshold: float) -> set[int]:
     """The paragraph ends ``paragraphs=True`` gives at ``threshold`` from one restoration's words
-    (:func:`hf_punctcase.paragraphs.paragraph_ends` of the words decided at it; the text's own end left out)."""
+    (:func:`hf_punctcase.restoration.layout.paragraph_ends` of the words decided at it; the text's own end left out)."""
     decided = [{**entry, "paragraph_end": entry["paragraph_end_score"] > threshold} for entry in words]
     return set(paragraph_ends(decided)[:-1])
 

@@ -16,6 +16,10 @@ from .restoration import RestoreOptions
 from .hardware import installed as _installed
 from .tasks import Task, TaskOption, register_task, tasks_of
 
+# The built-in head tasks (disfluencies, spoken commands, paragraphs) register from their own modules;
+# the core imports none of them.
+from . import options as _options  # noqa: F401
+
 #: Whether torch and transformers are installed, so that the transformers plugin is registered.
 PLUGIN_AVAILABLE = _installed("torch") and _installed("transformers")
 

@@ -44,9 +44,9 @@ from .restoration import (
     plan_windows,
     window_rows,
 )
-from .dictation import CommandStream
-from .paragraphs import ParagraphStream
-from .tasks import CASING, COMMAND, PARAGRAPH, TASKS, option_runner, tasks_to_run
+from .options.dictation import COMMAND, CommandStream
+from .options.paragraphs import PARAGRAPH, ParagraphStream
+from .tasks import CASING, TASKS, option_runner, tasks_to_run
 
 #: Default sizes for live captions: cores of 20 words with 10 words of context on each side. On TED
 #: dev this costs 0.1 point of punctuation F1 and 0.2 of casing F1 against the pipeline's 200/50
@@ -79,12 +79,12 @@ class StreamingRestorer:
             where the model gives it none. `False` where a stream may stop mid-sentence.
         spoken_punctuation (`bool`, defaults to `False`): carry out dictated punctuation, as the
             pipeline's ``spoken_punctuation`` (models with a spoken-command head;
-            :class:`~hf_punctcase.dictation.CommandStream`): each word then waits for the next word that
+            :class:`~hf_punctcase.options.dictation.CommandStream`): each word then waits for the next word that
             is no command, since a command after it sets its mark, and entries are those the pipeline
             gives with the option (``removed``, ``dictated``; offsets in the text with its breaks).
         paragraphs (`bool`, defaults to `False`): the entries' offsets are those of the text with a
             blank line after each word that ends a paragraph, as the pipeline's ``paragraphs=True``
-            writes it (models with a paragraph head; :class:`~hf_punctcase.paragraphs.ParagraphStream`;
+            writes it (models with a paragraph head; :class:`~hf_punctcase.options.paragraphs.ParagraphStream`;
             every entry of such a model carries ``paragraph_end`` in any case).
 
     :meth:`push` takes a list of words and returns the entries of the words that became final;

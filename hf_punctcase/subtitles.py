@@ -30,7 +30,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .dictation import BREAK_COMMANDS
+from .restoration.layout import BREAK_COMMANDS
 from .inputs import TIME_FIELDS, Timeline, seconds, split_words
 from .restoration import is_opaque, is_sentence_end
 

@@ -6,10 +6,12 @@ model's head, output and loss weight, the fields a restored word gets, how it is
 option (CLI flag, demo switch) that puts it to use. Model families, the collator, restoration, scoring,
 the CLI and the demo iterate the tasks a model has (:func:`tasks_of`) instead of naming them.
 
-Punctuation and casing are the tasks every model has; they change the text, and restoration decides
-them together (:func:`hf_punctcase.restoration.decode`). Every other task is a *head task*: an optional
-head reading the encoder, whose label each restored word carries. A new head task is one
-:func:`register_task` call (see docs/extending.md, "Adding a task")::
+Punctuation and casing are the tasks every model has, declared here; they change the text, and
+restoration decides them together (:func:`hf_punctcase.restoration.decode`). Every other task is a
+*head task*: an optional head reading the encoder, whose label each restored word carries, declared
+with the option it makes possible in its own module of :mod:`hf_punctcase.options` (disfluencies,
+spoken commands, paragraphs), which importing the package registers; nothing here imports them. A new
+head task is one :func:`register_task` call (see docs/extending.md, "Adding a task")::
 
     >>> from hf_punctcase.tasks import Task, register_task
     >>> BOUNDARY = register_task(Task(
@@ -29,10 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from .dictation import restore_with_spoken_punctuation
-from .fluency import restore_without_disfluencies
-from .labels import COMMAND_LABELS, DEFAULT_CASE_LABELS, DEFAULT_PUNCT_LABELS, DISFLUENCY_LABELS, PARAGRAPH_LABELS
-from .paragraphs import restore_in_paragraphs
+from .labels import DEFAULT_CASE_LABELS, DEFAULT_PUNCT_LABELS
 
 
 @dataclass(frozen=True)
@@ -236,55 +235,6 @@ CASING = register_task(
         required=True, title="casing", description="how each word is written",
     )
 )
-DISFLUENCY = register_task(
-    Task(
-        "disfl", DISFLUENCY_LABELS, config_field="disfluency_labels", word_column="disfluency",
-        output_field="disfluent", score_field="disfluency_score", loss_weight_field="disfluency_loss_weight",
-        positive_label="DISFLUENT", threshold_field="disfluency_threshold", title="disfluency", description="fillers, edit terms and reparanda",
-        option=TaskOption(
-            "remove_disfluencies",
-            help="leave out fillers, edit terms and the first copy of repeated or restarted words, and punctuate "
-            "what is left (models with a disfluency head; with --json every input word keeps its entry, "
-            "\"removed\" for those left out)",
-            label="remove disfluencies (um, uh, repetitions, restarts)",
-            run=restore_without_disfluencies,
-            rank=2,
-        ),
-    )
-)
-
-COMMAND = register_task(
-    Task(
-        "command", COMMAND_LABELS, config_field="command_labels", word_column="command",
-        output_field="command", score_field="command_score", loss_weight_field="command_loss_weight",
-        threshold_field="command_threshold", asked_by="return_commands", title="spoken command", description="punctuation and breaks the speaker dictates",
-        option=TaskOption(
-            "spoken_punctuation",
-            help="carry out the punctuation the speaker dictates (\"period\", \"comma\", \"question mark\", \"colon\", "
-            "\"new line\", \"new paragraph\", ...) where the model reads the words as a command, and punctuate "
-            "the rest (models with a spoken-command head; with --json every input word keeps its entry, "
-            "\"removed\" for a command's words)",
-            label="spoken punctuation (\"period\", \"new paragraph\", ...)",
-            run=restore_with_spoken_punctuation,
-        ),
-    )
-)
-PARAGRAPH = register_task(
-    Task(
-        "paragraph", PARAGRAPH_LABELS, config_field="paragraph_labels", word_column="paragraph",
-        output_field="paragraph_end", score_field="paragraph_end_score", loss_weight_field="paragraph_loss_weight",
-        positive_label="END", threshold_field="paragraph_threshold", title="paragraph", description="where a paragraph ends",
-        option=TaskOption(
-            "paragraphs",
-            help="write a blank line between paragraphs where the model ends one (models with a paragraph head; "
-            "with --json the result lists the paragraphs with their first and last word and times)",
-            label="paragraphs",
-            run=restore_in_paragraphs,
-            rank=1,
-        ),
-    )
-)
-
 def tasks_of(config: Any) -> tuple[Task, ...]:
     """The tasks a model has, by its config (object or config.json dict): every registered task whose
     labels it lists, in :data:`TASKS` order."""
@@ -371,11 +321,28 @@ def _together(options: Sequence[TaskOption]) -> Callable:
     return run
 
 
+#: The head tasks' old names here, each now its option module's (:mod:`hf_punctcase.options`).
+_MOVED = {"DISFLUENCY": ("disfl", "disfluency"), "COMMAND": ("command", "dictation"), "PARAGRAPH": ("paragraph", "paragraphs")}
+
+
+def __getattr__(name: str) -> Task:
+    # Read from the registry, which the package's import fills, so that the core imports no option.
+    if name in _MOVED:
+        task, module = _MOVED[name]
+        import warnings
+
+        warnings.warn(
+            f"hf_punctcase.tasks.{name} is now hf_punctcase.options.{module}.{name} "
+            f"(also hf_punctcase.options.{name}); the old name goes in the next release",
+            FutureWarning,
+            stacklevel=2,
+        )
+        return TASKS[task]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 __all__ = [
     "CASING",
-    "COMMAND",
-    "DISFLUENCY",
-    "PARAGRAPH",
     "PUNCTUATION",
     "TASKS",
     "Task",

@@ -51,7 +51,7 @@ from hf_punctcase.export.onnx import export_card, export_onnx
 from hf_punctcase.labels import LabelScheme
 from hf_punctcase.loading.artifacts import INT8_GRAPH
 from hf_punctcase.quantization import is_storage_quantized, save_quantized, weights_size
-from hf_punctcase.tasks import COMMAND, DISFLUENCY, PARAGRAPH
+from hf_punctcase.options import COMMAND, DISFLUENCY, PARAGRAPH
 from hf_punctcase.atomic_files import atomic_directory, atomic_write_text
 from hf_punctcase.cards.card import render_model_card
 from hf_punctcase.cards.checkpoint import card_data_for_checkpoint, replace_embedded_base

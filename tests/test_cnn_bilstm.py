@@ -15,7 +15,7 @@ from transformers import AutoModelForTokenClassification, AutoTokenizer, pipelin
 
 import hf_punctcase
 from hf_punctcase import AutoModelForJointTokenClassification, CnnBiLstmConfig, CnnBiLstmForJointTokenClassification
-from hf_punctcase.export.remote_code import bundle_modules
+from hf_punctcase.export.remote_code import bundle_files
 from hf_punctcase.labels import IGNORE_INDEX
 from hf_punctcase.models.cnn_bilstm import train_tokenizer
 from hf_punctcase.models.common.modeling import JointTokenClassifierOutput
@@ -262,10 +262,11 @@ def test_trains_a_few_steps_and_save_load_gives_the_same_outputs(tiny_cnn_tokeni
 
 def test_checkpoint_carries_the_remote_code_bundle(tiny_cnn_dir):
     files = set(os.listdir(tiny_cnn_dir))
-    bundle = bundle_modules(CnnBiLstmForJointTokenClassification)
+    config = json.loads(Path(tiny_cnn_dir, "config.json").read_text())
+    bundle = bundle_files(CnnBiLstmForJointTokenClassification, config)
     # the shared model pieces come along, flat; no other family's modules do
-    assert {"common_modeling.py", "common_configuration.py"} <= set(bundle)
-    assert not any(name.startswith("joint_transformer") for name in bundle)
+    assert "common.py" in bundle
+    assert not any("joint_transformer" in module for modules in bundle.values() for module in modules)
     assert set(bundle) <= files
     config = json.loads(Path(tiny_cnn_dir, "config.json").read_text())
     assert config["model_type"] == "cnn_bilstm_punct_case"

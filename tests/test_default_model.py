@@ -212,7 +212,7 @@ def test_the_export_recipe_adds_heads_beside_the_shipped_weights_byte_for_byte(t
     """``--add-heads``: the shipped weight file becomes the first of two shards unchanged, the new heads
     the second; the model loads with them and restores as the checkpoint does."""
     from hf_punctcase.quantization import quantize_checkpoint
-    from hf_punctcase.tasks import COMMAND, PARAGRAPH
+    from hf_punctcase.options import COMMAND, PARAGRAPH
 
     recipe = _export_recipe()
     shipped = tmp_path / "shipped"

@@ -14,9 +14,10 @@ from transformers import Trainer, TrainingArguments
 
 import hf_punctcase
 from hf_punctcase.data.dictation import LITERAL_USES, dictate
-from hf_punctcase.dictation import apply_commands, command_spans
+from hf_punctcase.options.dictation import apply_commands, command_spans
 from hf_punctcase.labels import COMMAND_LABELS, DEFAULT_CASE_LABELS, DEFAULT_PUNCT_LABELS, LabelScheme
-from hf_punctcase.tasks import COMMAND, tasks_of
+from hf_punctcase.options import COMMAND
+from hf_punctcase.tasks import tasks_of
 from hf_punctcase.tokenization import tokenize_dataset
 from hf_punctcase.training.collator import DataCollatorForJointTokenClassification
 

@@ -10,8 +10,8 @@ import sys
 import pytest
 
 import hf_punctcase
-from hf_punctcase.dictation import apply_commands, command_spans
-from hf_punctcase.fluency import fluent_inputs, is_filler
+from hf_punctcase.options.dictation import apply_commands, command_spans
+from hf_punctcase.options.disfluency import fluent_inputs, is_filler
 from hf_punctcase.labels import LabelScheme
 
 SCHEME = LabelScheme()

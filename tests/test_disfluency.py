@@ -15,13 +15,14 @@ from transformers import Trainer, TrainingArguments
 from transformers.trainer_utils import EvalPrediction
 
 import hf_punctcase
-from hf_punctcase.fluency import FILLER_THRESHOLD, is_filler
+from hf_punctcase.options.disfluency import FILLER_THRESHOLD, is_filler
 from hf_punctcase.evaluation import compute_metrics_for, core_words, removal_figures, score_task
-from hf_punctcase.tasks import DISFLUENCY, tasks_of
+from hf_punctcase.options import DISFLUENCY
+from hf_punctcase.tasks import tasks_of
 from hf_punctcase.labels import DISFLUENCY_LABELS, IGNORE_INDEX, LabelScheme
 from hf_punctcase.metrics import PunctCase
 from hf_punctcase.models.joint_transformer.configuration import HEAD_DEPENDENCY_CHOICES
-from hf_punctcase.fluency import merge_fluent
+from hf_punctcase.options.disfluency import merge_fluent
 from hf_punctcase.tokenization import tokenize_and_align_labels
 from hf_punctcase.training.collator import DataCollatorForJointTokenClassification
 

@@ -14,7 +14,8 @@ import hf_punctcase
 from hf_punctcase.checkpoints import CheckpointError
 from hf_punctcase.data.builder import _paragraph_ends
 from hf_punctcase.labels import PARAGRAPH_LABELS, LabelScheme
-from hf_punctcase.paragraphs import cut_into_paragraphs, paragraph_ends
+from hf_punctcase.options.paragraphs import cut_into_paragraphs
+from hf_punctcase.restoration.layout import paragraph_ends
 from hf_punctcase.restoration.sentences import add_char_offsets
 
 SCHEME = LabelScheme()

@@ -7,10 +7,10 @@ import torch
 from conftest import tiny_config
 
 import hf_punctcase
-from hf_punctcase.dictation import apply_commands
-from hf_punctcase.fluency import fluent_inputs, merge_fluent
+from hf_punctcase.options.dictation import apply_commands
+from hf_punctcase.options.disfluency import fluent_inputs, merge_fluent
 from hf_punctcase.labels import COMMAND_LABELS, DISFLUENCY_LABELS, PARAGRAPH_LABELS, LabelScheme
-from hf_punctcase.paragraphs import cut_into_paragraphs
+from hf_punctcase.options.paragraphs import cut_into_paragraphs
 from hf_punctcase.restoration.sentences import add_char_offsets
 
 SCHEME = LabelScheme()

@@ -16,9 +16,9 @@ from transformers import Trainer, TrainingArguments
 import hf_punctcase
 from hf_punctcase.evaluation import compute_metrics_for, evaluate_dataset
 from hf_punctcase.labels import DEFAULT_CASE_LABELS, DEFAULT_PUNCT_LABELS
+from hf_punctcase.options import DISFLUENCY
 from hf_punctcase.tasks import (
     CASING,
-    DISFLUENCY,
     PUNCTUATION,
     TASKS,
     Task,

@@ -239,7 +239,8 @@ def test_head_flags_give_the_joint_transformer_its_heads_from_a_checkpoint_or_an
     tiny_model_dir, tiny_encoder_dir, tiny_cnn_dir
 ):
     from hf_punctcase.labels import COMMAND_LABELS, LabelScheme, PARAGRAPH_LABELS
-    from hf_punctcase.tasks import COMMAND, PARAGRAPH, head_tasks
+    from hf_punctcase.options import COMMAND, PARAGRAPH
+    from hf_punctcase.tasks import head_tasks
     from hf_punctcase.training import ModelArguments
     from hf_punctcase.training.model import build_model
 

@@ -16,7 +16,8 @@ import numpy as np
 
 from ..labels import IGNORE_INDEX, LabeledWords, LabelScheme
 from ..metrics import PunctCase
-from ..tasks import CASING, DISFLUENCY, PUNCTUATION, TASKS, Task, tasks_of
+from ..options.disfluency import DISFLUENCY
+from ..tasks import CASING, PUNCTUATION, TASKS, Task, tasks_of
 from .dev_sets import AsrDevSet, DevSet
 
 

@@ -108,7 +108,7 @@ class PunctCasePipeline(ChunkPipeline):
             words carry them, else None; :func:`~hf_punctcase.restoration.sentences`).
         return_paragraphs (`bool`, defaults to `False`): also return ``"paragraphs"``, given as
             sentences are, where the model's paragraph head ends one at a sentence end (models with
-            a paragraph head, else ValueError; :func:`~hf_punctcase.paragraphs.paragraph_spans`). The
+            a paragraph head, else ValueError; :func:`~hf_punctcase.restoration.layout.paragraph_spans`). The
             text is unchanged; ``paragraphs=True`` also writes a blank line between them.
         tasks (`tuple`, defaults to `("punct", "case")`): what to restore. ``("punct",)``: predict
             punctuation only, every word keeps its casing as written; ``("case",)``: predict casing
@@ -188,7 +188,7 @@ class PunctCasePipeline(ChunkPipeline):
         ``remove_disfluencies=True`` (models with the disfluency head) returns the fluent text: the
         words marked disfluent are left out and the words kept are punctuated and cased again as a
         transcript of their own; ``words`` still has one entry per input word, those removed marked
-        ``removed`` (:func:`hf_punctcase.fluency.merge_fluent`)."""
+        ``removed`` (:func:`hf_punctcase.options.disfluency.merge_fluent`)."""
         run = option_runner(kwargs, self.model_tasks, str(getattr(self.model, "name_or_path", "") or "this model"))
         if run is not None:
             return run(

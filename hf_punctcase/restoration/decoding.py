@@ -11,8 +11,8 @@ import numpy as np
 
 from ..inputs import InputWords
 from ..labels import SENTENCE_END_LABELS, LabelScheme, apply_case, case_label_of, restored_trail
-from ..paragraphs import paragraph_spans
 from ..tasks import CASING, PUNCTUATION
+from .layout import paragraph_spans
 from .options import RESTORED_TASKS, RestoreOptions, check_tasks
 from .sentences import add_char_offsets, sentences
 from .windows import WindowRows, join_windows

@@ -56,7 +56,7 @@ class RestoreOptions:
         tasks: what to restore, a non-empty subset of ``("punct", "case")`` (:func:`check_tasks`).
         return_sentences: also return ``"sentences"`` (:func:`~hf_punctcase.restoration.sentences`).
         return_paragraphs: also return ``"paragraphs"``, where the model's paragraph head ends them
-            (models with a paragraph head; :func:`~hf_punctcase.paragraphs.paragraph_spans`); the
+            (models with a paragraph head; :func:`~hf_punctcase.restoration.layout.paragraph_spans`); the
             text stays as it is (``paragraphs=True`` also writes a blank line between them).
         return_probabilities: also return ``"probabilities"``, each task's per-word probabilities (every
             head then runs).

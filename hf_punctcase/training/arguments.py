@@ -29,7 +29,8 @@ import yaml
 from transformers import HfArgumentParser
 
 from ..models import FAMILIES
-from ..tasks import COMMAND, DISFLUENCY, PARAGRAPH, Task
+from ..options import COMMAND, DISFLUENCY, PARAGRAPH
+from ..tasks import Task
 
 #: How the documents of the user's file corpora are split (``--text_split``).
 TEXT_SPLITS = ("hash", "all")

@@ -177,7 +177,7 @@ def hold_remote_code(model: PreTrainedModel) -> None:
     saves one (an adapter-wrapped model: its base model's)."""
     base = model.get_base_model() if hasattr(model, "get_base_model") else model
     if getattr(type(base), "remote_code_exporter", None) is not None:
-        bundle_sources(type(base))
+        bundle_sources(type(base), base.config)
 
 
 def latest_whole_checkpoint(output_dir: str | os.PathLike) -> str | None:

@@ -8,7 +8,6 @@ from transformers import AutoConfig, PreTrainedConfig
 from transformers.configuration_utils import SubConfigSpec
 
 from ...labels import DEFAULT_CASE_LABELS, DEFAULT_PUNCT_LABELS
-from ...tasks import COMMAND
 from ..common.configuration import JointLabelsMixin
 
 CASE_CONDITIONING_CHOICES = ("punct_probs", "none")
@@ -128,7 +127,7 @@ class JointTokenClassificationConfig(JointLabelsMixin, PreTrainedConfig):
                     f"command_branch_layers must be between 0 and the encoder's {self.encoder.num_hidden_layers} layers, "
                     f"got {self.command_branch_layers}"
                 )
-            if getattr(self, COMMAND.config_field, None) is None:
+            if getattr(self, "command_labels", None) is None:
                 raise ValueError("command_branch_layers needs the spoken-command head (command_labels)")
         if self.mixed_case_lexicon is None:
             self.mixed_case_lexicon = {}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ...labels import LabelScheme
-from ...tasks import DISFLUENCY
+from ...options.disfluency import DISFLUENCY
 from ..common.family import ModelFamily
 from .configuration import JointTokenClassificationConfig
 from .modeling import JointTokenClassificationModel, reinitialize_top_layers

@@ -29,7 +29,7 @@ import torch
 from torch import nn
 from transformers import AutoConfig, AutoModel, PreTrainedModel
 
-from ...tasks import CASING, COMMAND, DISFLUENCY, PUNCTUATION, head_tasks
+from ...tasks import CASING, PUNCTUATION, head_tasks
 from ..common.modeling import (
     JointTokenClassifierOutput,
     SavesRemoteCode,
@@ -41,6 +41,12 @@ from ..common.modeling import (
 )
 from .configuration import JointTokenClassificationConfig
 
+# The head tasks that layers of this architecture serve, by name: the spoken-command head's own encoder
+# layers (``command_branch_layers``) and the attention between the disfluency and punctuation heads
+# (``head_dependency``). By name, so that the model code imports no option module: a checkpoint without
+# those heads carries no code of theirs (hf_punctcase.options declares the tasks).
+COMMAND_TASK = "command"
+DISFLUENCY_TASK = "disfl"
 
 
 @torch.no_grad()
@@ -218,7 +224,7 @@ class JointTokenClassificationModel(JointTokenClassificationPreTrainedModel):
         if token_type_ids is not None and "token_type_ids" in inspect.signature(self.encoder.forward).parameters:
             encoder_kwargs["token_type_ids"] = token_type_ids
         wanted = [task for task in self.head_tasks if tasks is None or task.name in tasks or _needed_by_punct(self.config, task)]
-        with self._branch_input(COMMAND in wanted) as branch_input:
+        with self._branch_input(any(task.name == COMMAND_TASK for task in wanted)) as branch_input:
             encoded = self.encoder(
                 input_ids=input_ids,
                 attention_mask=attention_mask,
@@ -230,9 +236,9 @@ class JointTokenClassificationModel(JointTokenClassificationPreTrainedModel):
         hidden = self.dropout(encoded.last_hidden_state)
         logits = {PUNCTUATION.name: self.punct_classifier(hidden)}
         for task in wanted:
-            reads = self.dropout(self._run_branch(*branch_input)) if task is COMMAND and branch_input else hidden
+            reads = self.dropout(self._run_branch(*branch_input)) if task.name == COMMAND_TASK and branch_input else hidden
             logits[task.name] = self.get_submodule(task.classifier)(reads)
-        punct, disfl = PUNCTUATION.name, DISFLUENCY.name
+        punct, disfl = PUNCTUATION.name, DISFLUENCY_TASK
         if self.config.head_dependency == "punct_to_disfl" and disfl in logits:
             logits[disfl] = self.head_attention(logits[punct].softmax(dim=-1), logits[disfl], attention_mask)
         elif self.config.head_dependency == "disfl_to_punct":
@@ -275,7 +281,7 @@ class JointTokenClassificationModel(JointTokenClassificationPreTrainedModel):
 def _needed_by_punct(config, task) -> bool:
     """Whether the punctuation logits read a head task's (the disfluency head's, under
     ``head_dependency="disfl_to_punct"``), so that it runs whatever tasks a call asks for."""
-    return task is DISFLUENCY and config.head_dependency == "disfl_to_punct"
+    return task.name == DISFLUENCY_TASK and config.head_dependency == "disfl_to_punct"
 
 
 def encoder_layers(encoder: nn.Module) -> nn.ModuleList:
