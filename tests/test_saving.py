@@ -46,6 +46,27 @@ def test_the_saved_checkpoint_does_not_depend_on_the_runtime_the_plan_picked(int
     assert "auto_map" in config and "quantization_config" not in config
 
 
+def test_a_model_the_plan_cast_to_bf16_saves_the_checkpoint_as_a_graph_does(int8_dir, own_cache, tmp_path, monkeypatch):
+    import torch
+
+    from hf_punctcase.hardware import Hardware
+
+    graph = hf_punctcase.load_pipeline(int8_dir, runtime="onnxruntime")
+    graph.model.save_pretrained(tmp_path / "graph")
+    # A CPU with bf16 units, whatever this one has: the plan runs the torch model in bf16 there.
+    amx = Hardware(cpu="test CPU", machine="x86_64", cpus=2, isa="AVX512", amx=True, avx512_bf16=True, vnni=True)
+    monkeypatch.setattr("hf_punctcase.loading.detect_hardware", lambda: amx)
+    pipe = hf_punctcase.load_pipeline(int8_dir, runtime="torch")
+    assert pipe.model.dtype == torch.bfloat16
+    pipe.model.save_pretrained(tmp_path / "torch")
+    for folder in ("graph", "torch"):
+        assert sorted(os.listdir(tmp_path / folder)) == sorted(os.listdir(tmp_path / "graph"))
+    for name in os.listdir(tmp_path / "graph"):
+        assert (tmp_path / "torch" / name).read_bytes() == (tmp_path / "graph" / name).read_bytes(), name
+    # The pipeline's own model stays as the plan made it.
+    assert pipe.model.dtype == torch.bfloat16
+
+
 def test_a_checkpoint_saved_from_a_graph_loads_where_the_plugin_is_not_installed(int8_dir, own_cache, tmp_path):
     pipe = hf_punctcase.load_pipeline(int8_dir, runtime="openvino")
     pipe.save_pretrained(tmp_path / "saved")

@@ -143,6 +143,9 @@ def planned_model(
             )
     if chosen.runtime == TORCH and dtype in (None, "auto") and chosen.torch_dtype != model.dtype:
         model = model.to(chosen.torch_dtype)
+        # Cast for this CPU, not by the caller: saving writes the checkpoint it was cast from, as a graph
+        # the plan picked does, so that the saved model is the same on every CPU.
+        model.planned_from = source
     return model, chosen
 
 

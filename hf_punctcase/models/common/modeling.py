@@ -137,8 +137,16 @@ class SavesRemoteCode:
     and transformers copies the (flat) files itself."""
 
     remote_code_exporter: ClassVar = None
+    #: The checkpoint this model was loaded from where the plugin's execution plan then cast it to the
+    #: precision it runs in on this CPU (bf16 where the CPU has bf16 units), else None: saving such a
+    #: model writes that checkpoint's weights in fp32, as saving a graph the plan picked does, so that
+    #: what is saved does not depend on the CPU.
+    planned_from: str | os.PathLike | None = None
 
     def save_pretrained(self, save_directory: str | os.PathLike, *args, **kwargs):
+        if self.planned_from is not None:
+            checkpoint = type(self).from_pretrained(self.planned_from, dtype=torch.float32)
+            return checkpoint.save_pretrained(save_directory, *args, **kwargs)
         exporter = type(self).remote_code_exporter
         if exporter is not None:
             exporter.prepare_config(self)
