@@ -12,6 +12,8 @@ asked for, all in one run.
     python benchmarks/speed.py --runtimes torch onnxruntime openvino   # the default through each runtime
     python benchmarks/speed.py --stock --interleave --repeats 5  # against the stock pipeline, in interleaved rounds
     python benchmarks/speed.py --runtimes openvino onnxruntime --return-commands --interleave   # what the command head costs
+    python benchmarks/speed.py --options remove_disfluencies spoken_punctuation paragraphs keep_punctuation \
+        remove_disfluencies+spoken_punctuation+paragraphs --interleave --repeats 3   # what each option costs
 
 An ONNX export folder (the embedded ``on-device`` model, or ``hf-punctcase export-onnx`` output) runs
 through the pipeline's ONNX Runtime backend with ``--threads`` intra-op threads; its graph fixes its
@@ -129,7 +131,13 @@ def main() -> None:
     parser.add_argument("--return-commands", action="store_true",
                         help="also time each restorer with return_commands=True: the spoken-command head run on every "
                         "call, as spoken_punctuation=True runs it (calls without it leave the head and its own layers out)")
+    parser.add_argument("--options", nargs="+", default=[], metavar="OPTION[+OPTION...]",
+                        help="also time each restorer with these restoration options on (a name of a pipeline keyword "
+                        "that takes True: remove_disfluencies, spoken_punctuation, paragraphs, keep_punctuation; "
+                        "several joined by '+' are timed together)")
     args = parser.parse_args()
+    option_sets = {"return_commands": {"return_commands": True}} if args.return_commands else {}
+    option_sets.update({names: dict.fromkeys(names.split("+"), True) for names in args.options})
 
     torch.set_num_threads(args.threads)
     words = transcript_words(data_dir(args.data_dir))
@@ -174,9 +182,9 @@ def main() -> None:
             windows = {"window_words": args.window_words, "context_words": context}
             windows = {key: value for key, value in windows.items() if value is not None}
             restorers[f"{name} | context {context if context is not None else 'default'}"] = (restorer, windows, weights)
-            if args.return_commands and "token-classification" not in name:
-                restorers[f"{name} | context {context if context is not None else 'default'} | return_commands"] = (
-                    restorer, {**windows, "return_commands": True}, weights
+            for option_names, options in option_sets.items() if "token-classification" not in name else ():
+                restorers[f"{name} | context {context if context is not None else 'default'} | {option_names}"] = (
+                    restorer, {**windows, **options}, weights
                 )
     load_before = os.getloadavg()
     long_runs = {name: [] for name in restorers}  # (wall, CPU) seconds per run
