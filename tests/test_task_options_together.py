@@ -226,11 +226,38 @@ def every_head_pipe(every_head_model):
     return hf_punctcase.load_pipeline(every_head_model, dtype=torch.float32)
 
 
+@pytest.fixture(scope="module")
+def every_head_runtime(every_head_model, tmp_path_factory):
+    """The every-head model as an ONNX export, run by the torch-free runtime."""
+    pytest.importorskip("onnx")
+    from hf_punctcase.export.onnx import export_onnx
+    from hf_punctcase.runtime import OnDeviceRestorer
+
+    folder = tmp_path_factory.mktemp("every_head_onnx") / "onnx"
+    export_onnx(every_head_model, folder)
+    return OnDeviceRestorer(folder)
+
+
+#: What to restore (``tasks=``): None is the pipeline's default, punctuation and casing.
+TASK_CHOICES = (None, ("punct",), ("case",), ("punct", "case"))
+
+
+def _timed(tokens: list[str]) -> list[dict]:
+    """The words as an ASR with word timestamps gives them, a fifth of a second each."""
+    return [{"word": token, "start": round(0.2 * i, 1), "end": round(0.2 * i + 0.15, 2)} for i, token in enumerate(tokens)]
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.lists(st.sampled_from(VOCABULARY), min_size=1, max_size=40), st.sets(st.sampled_from(OPTION_NAMES)))
-def test_any_options_together_keep_the_word_contract(every_head_pipe, every_head_model, tokens, chosen):
+@given(
+    st.lists(st.sampled_from(VOCABULARY), min_size=1, max_size=40), st.sets(st.sampled_from(OPTION_NAMES)),
+    st.sampled_from(TASK_CHOICES), st.booleans(),
+)
+def test_any_options_together_keep_the_word_contract(every_head_pipe, every_head_runtime, tokens, chosen, tasks, timed):
     options = {name: True for name in chosen}
-    result = every_head_pipe(tokens, is_split_into_words=True, **options)
+    if tasks is not None:
+        options["tasks"] = tasks
+    inputs = _timed(tokens) if timed else tokens
+    result = every_head_pipe(inputs, is_split_into_words=True, **options)
     entries = result["words"]
     # Each input word once, in order; only commands and disfluencies left out, and only when asked.
     assert len(entries) == len(tokens)
@@ -240,29 +267,44 @@ def test_any_options_together_keep_the_word_contract(every_head_pipe, every_head
             assert (options.get("spoken_punctuation") and entry.get("command", "WORD") != "WORD") or (
                 options.get("remove_disfluencies") and entry.get("disfluent")
             ), (token, entry)
+    if timed:
+        # A timed word keeps its times, removed or kept.
+        assert [(e["start"], e["end"]) for e in entries] == [(w["start"], w["end"]) for w in inputs]
     kept = [(token, entry) for token, entry in zip(tokens, entries) if not entry.get("removed")]
     assert result["text"].split() == [entry["word"] for _, entry in kept]
     if options.get("remove_disfluencies"):
         # The kept words restored as a transcript of their own (in one restoration where none was lost).
-        fluent = [token for token, entry in zip(tokens, entries) if not entry.get("disfluent")]
+        fluent = [word for word, entry in zip(inputs, entries) if not entry.get("disfluent")]
         inner = {name: on for name, on in options.items() if name != "remove_disfluencies"}
         assert result["text"] == (every_head_pipe(fluent, is_split_into_words=True, **inner)["text"] if fluent else "")
     for token, entry in kept:
         trail = split_trailing_marks(entry["word"].rstrip('"'))[1]
         # No mark doubled by the library: a word keeps the marks it was written with or has at most one.
         assert trail == split_trailing_marks(token.rstrip('"'))[1] or sum(ch in LABELLED for ch in trail) <= 1, (token, entry["word"])
-    if not options.get("keep_punctuation"):
+        if tasks == ("punct",):
+            # Casing not restored: each word as written, but where a dictated sentence end capitalises it.
+            assert entry["word"].rstrip(LABELLED + '"').lstrip('"').lower() == token.rstrip(LABELLED + '"').lstrip('"').lower()
+        if tasks == ("case",) and not options.get("spoken_punctuation") and not options.get("keep_punctuation"):
+            # Punctuation not restored: no mark where the word had none.
+            assert sum(ch in LABELLED for ch in trail) <= sum(ch in LABELLED for ch in split_trailing_marks(token)[1]), (token, entry["word"])
+    if not options.get("keep_punctuation") and tasks in (None, ("punct", "case")):
         words = [entry["word"] for _, entry in kept]
         starts = [0] + [i + 1 for i, word in enumerate(words[:-1]) if word.rstrip('"')[-1:] in ".?!"]
         for i in starts:
             if i < len(words) and words[i][:1].isalpha():
                 # A capital, or a word of mixed case that keeps its form ("iPhone").
                 assert words[i][0].isupper() or any(ch.isupper() for ch in words[i][1:]), (words, i)
+    # The torch-free runtime gives the pipeline's text and words.
+    on_device = every_head_runtime(inputs, is_split_into_words=True, **options)
+    assert on_device["text"] == result["text"]
+    assert [(e["word"], e.get("removed")) for e in on_device["words"]] == [(e["word"], e.get("removed")) for e in entries]
     if not options.get("remove_disfluencies"):
         stream_options = {name: True for name in chosen if name != "remove_disfluencies"}
+        if tasks is not None:
+            stream_options["tasks"] = tasks
         stream = hf_punctcase.StreamingRestorer(every_head_pipe, window_words=40, context_words=10, **stream_options)
-        streamed = [e for i in range(0, len(tokens), 7) for e in stream.push(tokens[i : i + 7])] + stream.flush()
-        expected = every_head_pipe(tokens, is_split_into_words=True, window_words=40, context_words=10, **options)
+        streamed = [e for i in range(0, len(inputs), 7) for e in stream.push(inputs[i : i + 7])] + stream.flush()
+        expected = every_head_pipe(inputs, is_split_into_words=True, window_words=40, context_words=10, **options)
         assert [e["word"] for e in streamed] == [e["word"] for e in expected["words"]]
 
 
