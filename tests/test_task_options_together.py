@@ -311,3 +311,172 @@ def test_any_options_together_keep_the_word_contract(every_head_pipe, every_head
 def test_a_stream_refuses_disfluency_removal_with_a_clear_error(every_head_pipe):
     with pytest.raises(TypeError, match=r"does not take \['remove_disfluencies'\]"):
         hf_punctcase.StreamingRestorer(every_head_pipe.model.name_or_path, remove_disfluencies=True)
+
+
+# ---- removal on long inputs: only the sentences that lost words restored again -----------------------------
+
+from hf_punctcase.options.disfluency import lost_stretches, piece_words, restore_without_disfluencies, spliced_fluent  # noqa: E402
+
+
+def _entries(words, punct, case, disfluent=None):
+    """A restoration as the pipeline gives it, from punctuation and casing labels."""
+    entries = [
+        {"word": SCHEME.render_word(word, p, c), "punctuation": p, "casing": c, "punct_score": 0.9, "case_score": 0.9}
+        for word, p, c in zip(words, punct, case)
+    ]
+    for entry, flag in zip(entries, disfluent or [False] * len(words)):
+        entry.update(disfluent=flag, disfluency_score=0.9 if flag else 0.1)
+    add_char_offsets(entries)
+    return {"text": " ".join(e["word"] for e in entries), "words": entries}
+
+
+SPLICE_WORDS = "we left um so she came then we ate".split()
+#: The first restoration: "um" disfluent, three sentences.
+SPLICE_FIRST = _entries(
+    SPLICE_WORDS, ["O", "PERIOD", "COMMA", "COMMA", "O", "PERIOD", "O", "O", "PERIOD"],
+    ["UPPER_FIRST", "LOWER", "UPPER_FIRST", "LOWER", "LOWER", "LOWER", "UPPER_FIRST", "LOWER", "LOWER"],
+    disfluent=[False, False, True] + [False] * 6,
+)
+SPLICE_KEPT = [0, 1, 3, 4, 5, 6, 7, 8]
+
+
+def test_the_lost_stretch_is_the_sentence_that_lost_a_word_and_its_piece_has_context_around_it():
+    assert lost_stretches(SPLICE_FIRST, SPLICE_KEPT) == [(2, 6)]
+    assert piece_words((2, 6), SPLICE_KEPT, 2) == [0, 1, 3, 4, 5, 6, 7]
+    assert piece_words((2, 6), SPLICE_KEPT, 0) == [3, 4, 5]
+    # One sentence: nothing to splice.
+    one = _entries(["so", "um", "yes"], ["O", "O", "O"], ["LOWER"] * 3, disfluent=[False, True, False])
+    assert lost_stretches(one, [0, 2]) is None
+
+
+def test_a_splice_takes_the_stretch_from_its_piece_and_every_other_word_from_the_first_restoration():
+    piece = _entries(
+        [SPLICE_WORDS[i] for i in [0, 1, 3, 4, 5, 6, 7]], ["O", "PERIOD", "O", "O", "PERIOD", "O", "COMMA"],
+        ["LOWER", "LOWER", "UPPER_FIRST", "LOWER", "LOWER", "LOWER", "LOWER"],
+    )
+    first = {**SPLICE_FIRST, "sentences": []}
+    fluent = spliced_fluent(first, SPLICE_KEPT, [((2, 6), [0, 1, 3, 4, 5, 6, 7], piece)])
+    # "So she came." from the piece; "We left." and "Then we ate." as the first restoration wrote them.
+    assert fluent["text"] == "We left. So she came. Then we ate."
+    assert [e["word"] for e in fluent["words"]] == fluent["text"].split()
+    for entry in fluent["words"]:
+        assert fluent["text"][entry["start_char"]:entry["end_char"]] == entry["word"]
+    assert [s["text"] for s in fluent["sentences"]] == ["We left.", "So she came.", "Then we ate."]
+    assert [(s["first_word"], s["last_word"]) for s in fluent["sentences"]] == [(0, 1), (2, 4), (5, 7)]
+
+
+def test_a_splice_whose_piece_ends_no_sentence_at_a_seam_is_refused():
+    # The piece runs "came" on into "then": the first restoration's capital on "Then" would follow no
+    # sentence end, so the kept words must be restored whole.
+    piece = _entries(
+        [SPLICE_WORDS[i] for i in [0, 1, 3, 4, 5, 6, 7]], ["O", "PERIOD", "O", "O", "COMMA", "O", "O"],
+        ["LOWER", "LOWER", "UPPER_FIRST", "LOWER", "LOWER", "LOWER", "LOWER"],
+    )
+    assert spliced_fluent(SPLICE_FIRST, SPLICE_KEPT, [((2, 6), [0, 1, 3, 4, 5, 6, 7], piece)]) is None
+    # Nor one whose context before the stretch ends no sentence.
+    piece = _entries(
+        [SPLICE_WORDS[i] for i in [0, 1, 3, 4, 5, 6, 7]], ["O", "COMMA", "O", "O", "PERIOD", "O", "O"],
+        ["LOWER", "LOWER", "LOWER", "LOWER", "LOWER", "UPPER_FIRST", "LOWER"],
+    )
+    assert spliced_fluent(SPLICE_FIRST, SPLICE_KEPT, [((2, 6), [0, 1, 3, 4, 5, 6, 7], piece)]) is None
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    st.lists(st.sampled_from([word for word in VOCABULARY if word.isalpha() or word in ("fine.", "Yes,")]), min_size=30, max_size=120),
+    st.sets(st.sampled_from(("spoken_punctuation", "paragraphs"))), st.booleans(),
+)
+def test_removal_on_inputs_longer_than_a_window_keeps_the_word_contract(every_head_pipe, tokens, chosen, timed):
+    options = {name: True for name in chosen}
+    inputs = _timed(tokens) if timed else tokens
+    sizes = []
+
+    def restore(items, split, **given):
+        sizes.append([len(item) for item in items] if items and isinstance(items[0], list) else [len(items)])
+        return every_head_pipe(items, is_split_into_words=split, **given)
+
+    result = restore_without_disfluencies(
+        restore, inputs, True, window_words=20, context_words=5, return_sentences=True, **options
+    )
+    entries = result["words"]
+    assert len(entries) == len(tokens)
+    for token, entry in zip(tokens, entries):
+        assert split_trailing_marks(entry["word"])[0].lower() == split_trailing_marks(token)[0].lower()
+        if entry["removed"]:
+            assert entry["disfluent"] or (options.get("spoken_punctuation") and entry.get("command", "WORD") != "WORD")
+    placed = [entry for entry in entries if not entry["removed"]]
+    assert result["text"].split() == [entry["word"] for entry in placed]
+    for entry in placed:
+        assert result["text"][entry["start_char"]:entry["end_char"]] == entry["word"]
+    spans = [(s["first_word"], s["last_word"]) for s in result["sentences"]]
+    assert [i for first, last in spans for i in range(first, last + 1) if not entries[i]["removed"]] == [
+        i for i, entry in enumerate(entries) if not entry["removed"]
+    ]
+    for span in result["sentences"] + result.get("paragraphs", []):
+        assert result["text"][span["start_char"]:span["end_char"]] == span["text"]
+    if timed:
+        assert [(e["start"], e["end"]) for e in entries] == [(w["start"], w["end"]) for w in inputs]
+    kept = sum(not entry["disfluent"] for entry in entries)
+    if len(sizes) > 1 and sum(sizes[1]) < kept:
+        # Spliced: the stretches restored again, with their context, hold at most half the kept words.
+        assert sum(sizes[1]) <= kept / 2
+
+
+#: A talk of about 320 words, as an ASR writes it, with one filled pause in it.
+LONG_TALK = (
+    "thank you all for coming this morning i want to talk about how we build the maps that ships use to find "
+    "their way into a harbour most people think that the sea floor is known everywhere but it is not in fact "
+    "we have better maps of the moon than of the bottom of our own coastal waters when a survey boat goes out "
+    "it sends a pulse of sound down and listens for the echo the time it takes tells us how deep the water is "
+    "and the strength of the echo tells us whether the bottom is sand or rock or mud we do this thousands of "
+    "times a second as the boat moves along a line and then we turn around and do the next line a little to "
+    "the side the result is a picture of the floor with every hill and every wreck on it now the hard part is "
+    "not the measuring um the hard part is everything that moves while we measure the boat rolls the tide rises "
+    "and falls and the speed of sound in water changes with the temperature and the salt so every number has "
+    "to be corrected before it means anything we spend more time on those corrections than on the survey "
+    "itself and that is why a good chart takes months to make when it is done though the captain of a large "
+    "ship can trust that the channel is as deep as the chart says and that there is no rock waiting where the "
+    "chart shows clear water that trust is what we are really making and it is worth every hour we put into it "
+    "so next time you see a ship come into port think of the people who measured the water for it thank you "
+    "very much and i am happy to take questions about any of this now or later in the day"
+)
+
+
+@pytest.fixture(scope="module")
+def default_fp32():
+    # fp32 torch: the same labels on every CPU kind (the plan's graphs round differently on each).
+    return hf_punctcase.load_pipeline(runtime="torch", dtype="float32")
+
+
+def test_a_long_talk_that_loses_a_filler_has_only_its_sentence_restored_again(default_fp32):
+    words = LONG_TALK.split()
+    sizes = []
+
+    def restore(items, split, **given):
+        sizes.append([len(item) for item in items] if items and isinstance(items[0], list) else [len(items)])
+        return default_fp32(items, is_split_into_words=split, **given)
+
+    result = restore_without_disfluencies(restore, words, True)
+    removed = [entry["word"] for entry in result["words"] if entry["removed"]]
+    assert removed == ["um"]
+    # Two restorations: the talk, then the sentence that lost "um" with 50 kept words on each side.
+    assert len(sizes) == 2 and len(sizes[1]) == 1 and sizes[1][0] < (len(words) - 1) / 2
+    # The same text as the kept words restored whole.
+    assert result["text"] == default_fp32([w for w in words if w != "um"], is_split_into_words=True)["text"]
+    assert "Now, the hard part is not the measuring. The hard part is everything that moves." in result["text"]
+
+
+def test_a_long_talk_with_written_marks_kept_is_restored_again_whole_and_a_bare_one_in_pieces(default_fp32):
+    words = LONG_TALK.split()
+    for written, pieces in ((words, True), (["Thank", "you."] + words[2:], False)):
+        sizes = []
+
+        def restore(items, split, **given):
+            sizes.append([len(item) for item in items] if items and isinstance(items[0], list) else [len(items)])
+            return default_fp32(items, is_split_into_words=split, **given)
+
+        result = restore_without_disfluencies(restore, written, True, keep_punctuation=True)
+        assert [entry["word"] for entry in result["words"] if entry["removed"]] == ["um"]
+        kept = [w for w in written if w != "um"]
+        assert (sizes[1][0] < len(kept)) is pieces
+        assert result["text"] == default_fp32(kept, is_split_into_words=True, keep_punctuation=True)["text"]
