@@ -53,18 +53,6 @@ if PLUGIN_AVAILABLE:
         "restore_dataset": ".datasets_restore",
     }
 
-    def __getattr__(name: str):
-        if name in _LAZY:
-            import importlib
-
-            value = getattr(importlib.import_module(_LAZY[name], __name__), name)
-            globals()[name] = value
-            return value
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-    def __dir__() -> list[str]:
-        return sorted(set(globals()) | set(_LAZY))
-
     __all__ = [
         "ACCURATE_MODEL_DIR",
         "AutoModelForJointTokenClassification",
@@ -101,6 +89,9 @@ if PLUGIN_AVAILABLE:
         "ON_DEVICE_MODEL_DIR",
     ]
 else:
+    # Without torch: the torch-free runtime (hf_punctcase.runtime.OnDeviceRestorer) and a stream over it.
+    _LAZY = {"StreamingRestorer": ".streaming"}
+
     __all__ = [
         "ACCURATE_MODEL_DIR",
         "DEFAULT_MODEL_DIR",
@@ -110,9 +101,24 @@ else:
         "ON_DEVICE_MODEL_DIR",
         "PLUGIN_AVAILABLE",
         "RestoreOptions",
+        "StreamingRestorer",
         "Task",
         "TaskOption",
         "build_mixed_case_lexicon",
         "register_task",
         "tasks_of",
     ]
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

@@ -24,13 +24,11 @@ import os
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import dropwhile
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import torch
 
 from .inputs import InputWords, Timeline, parse_word, split_words, written_word
-from .pipelines import PunctCasePipeline
 from .restoration import (
     OPTION_NAMES,
     RESTORED_TASKS,
@@ -48,6 +46,10 @@ from .options.dictation import COMMAND, CommandStream
 from .options.paragraphs import PARAGRAPH, ParagraphStream
 from .tasks import CASING, TASKS, option_runner, tasks_to_run
 
+if TYPE_CHECKING:
+    from .pipelines import PunctCasePipeline
+    from .runtime import OnDeviceRestorer
+
 #: Default sizes for live captions: cores of 20 words with 10 words of context on each side. On TED
 #: dev this costs 0.1 point of punctuation F1 and 0.2 of casing F1 against the pipeline's 200/50
 #: (docs/streaming.md); a word waits for at most 30 words.
@@ -63,10 +65,12 @@ class StreamingRestorer:
     """Restore punctuation and casing in a stream of words, emitting each word once, when it is final.
 
     Args:
-        pipe_or_checkpoint: a :class:`~hf_punctcase.PunctCasePipeline`, or what
-            :func:`~hf_punctcase.load_pipeline` loads one from (a checkpoint folder, a Hub repo id,
-            ``"default"`` or None for the embedded default; ``load_kwargs`` go to it, e.g.
-            ``device``, ``dtype``).
+        pipe_or_checkpoint: a :class:`~hf_punctcase.PunctCasePipeline`, the torch-free
+            :class:`~hf_punctcase.runtime.OnDeviceRestorer` (the stream then imports neither torch nor
+            transformers), or what :func:`~hf_punctcase.load_pipeline` loads a pipeline from (a
+            checkpoint folder, a Hub repo id, ``"default"`` or None for the embedded default;
+            ``load_kwargs`` go to it, e.g. ``device``, ``dtype``). The stream runs the model through
+            their ``run_windows``.
         window_words (`int`, defaults to 40): words per window, as in the pipeline.
         context_words (`int`, defaults to 10): words of context on each side of a window's core; the
             core is ``window_words − 2 × context_words`` words (20 by default).
@@ -119,7 +123,7 @@ class StreamingRestorer:
 
     def __init__(
         self,
-        pipe_or_checkpoint: PunctCasePipeline | str | os.PathLike | None = "default",
+        pipe_or_checkpoint: PunctCasePipeline | OnDeviceRestorer | str | os.PathLike | None = "default",
         window_words: int = STREAM_WINDOW_WORDS,
         context_words: int = STREAM_CONTEXT_WORDS,
         right_context_words: int | None = None,
@@ -158,7 +162,7 @@ class StreamingRestorer:
                 f"right_context_words ({right_context_words}) must be ≥ 0 and must not exceed "
                 f"context_words ({context_words})"
             )
-        if isinstance(pipe_or_checkpoint, PunctCasePipeline):
+        if callable(getattr(pipe_or_checkpoint, "run_windows", None)):  # a pipeline or an OnDeviceRestorer
             if load_kwargs:
                 raise TypeError(f"arguments for loading a pipeline given with a pipeline: {sorted(load_kwargs)}")
             self.pipe = pipe_or_checkpoint
@@ -168,7 +172,7 @@ class StreamingRestorer:
             self.pipe = load_pipeline(pipe_or_checkpoint, **load_kwargs)
         else:
             raise TypeError(
-                "StreamingRestorer takes a PunctCasePipeline or a checkpoint path (or 'default'), "
+                "StreamingRestorer takes a PunctCasePipeline, an OnDeviceRestorer or a checkpoint path (or 'default'), "
                 f"got {type(pipe_or_checkpoint).__name__}"
             )
         self.right_context_words = right_context_words
@@ -206,8 +210,7 @@ class StreamingRestorer:
             self._items += items
             self._words += source.words
             self._marks += source.marks
-            config, tokenizer = self.pipe.model.config, self.pipe.tokenizer
-            self._encoded += encoder_words(source, config.lowercase_input, tokenizer.unk_token)
+            self._encoded += encoder_words(source, self.pipe.lowercase_input, self.pipe.tokenizer.unk_token)
             self._received += len(items)
             if self.options.keep_punctuation:
                 for word, mark in zip(source.words, source.marks):
@@ -288,17 +291,9 @@ class StreamingRestorer:
         offset = window.start
         words = self._encoded[offset - self._base : window.end - self._base]
         local = Window(0, window.end - offset, window.core_start - offset, window.core_end - offset)
-        pipe = self.pipe
-        rows: list[dict[str, np.ndarray]] = []
-        with pipe.device_placement(), pipe.get_inference_context()():
-            # A window with more subwords than the model takes comes in pieces, as in the pipeline.
-            for encoded in encode_windows(pipe.tokenizer, words, [local], pipe.max_length):
-                probs = pipe.backend(
-                    torch.tensor([encoded.input_ids], dtype=torch.long, device=pipe.device),
-                    torch.tensor([encoded.attention_mask], dtype=torch.long, device=pipe.device),
-                    tasks=self._tasks,
-                )
-                rows.append(window_rows({task: p[0] for task, p in probs.items()}, encoded).probs)
+        # A window with more subwords than the model takes comes in pieces, as in the pipeline.
+        pieces = list(encode_windows(self.pipe.tokenizer, words, [local], self.pipe.max_length))
+        rows = [self.pipe.run_windows([piece], self._tasks)[0].probs for piece in pieces]
         for task in rows[0]:
             held = [self._probs[task]] if task in self._probs else []
             self._probs[task] = np.concatenate(held + [piece[task] for piece in rows])

@@ -175,3 +175,45 @@ def test_runtime_in_a_fresh_virtual_environment_without_torch(tiny_cnn_dir, tmp_
         f"\nfresh venv: created and installed in {installed:.1f} s; import of the runtime "
         f"{found['import_seconds']:.2f} s; import + load + restore in {ran:.1f} s"
     )
+
+
+_BLOCKED_STREAM = """
+import importlib.abc, json, sys
+class Block(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in ("torch", "transformers", "datasets", "accelerate"):
+            raise ImportError(f"{name} is blocked")
+sys.meta_path.insert(0, Block())
+from hf_punctcase import StreamingRestorer
+from hf_punctcase.runtime import OnDeviceRestorer
+stream = StreamingRestorer(OnDeviceRestorer(sys.argv[1]))
+words = json.loads(sys.argv[2])
+entries = [e for i in range(0, len(words), 7) for e in stream.push(words[i:i + 7])] + stream.flush()
+heavy = sorted(name for name in sys.modules if name.split(".")[0] in ("torch", "transformers"))
+print(json.dumps({"words": [e["word"] for e in entries], "heavy": heavy}))
+"""
+
+
+def test_a_stream_runs_on_the_torch_free_runtime_as_on_the_pipeline(exported, tmp_path):
+    from hf_punctcase import StreamingRestorer
+
+    folder = exported[1]
+    words = TEXTS[1].split()[:150] + TEXTS[2].split()
+    restorer = OnDeviceRestorer(folder)
+
+    def streamed(engine) -> list[str]:
+        stream = StreamingRestorer(engine)
+        return [e["word"] for i in range(0, len(words), 7) for e in stream.push(words[i:i + 7])] + [e["word"] for e in stream.flush()]
+
+    # The pipeline's own equal settings: the stream's windows, restored whole.
+    whole = restorer(words, is_split_into_words=True, window_words=40, context_words=10)
+    assert streamed(restorer) == [e["word"] for e in whole["words"]]
+    assert streamed(restorer) == streamed(hf_punctcase.load_pipeline(str(folder)))
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    done = subprocess.run(
+        [sys.executable, "-c", _BLOCKED_STREAM, str(folder), json.dumps(words)],
+        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300, stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    assert found["heavy"] == [] and found["words"] == [e["word"] for e in whole["words"]]

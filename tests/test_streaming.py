@@ -242,7 +242,7 @@ def test_bad_arguments(tiny_pipeline):
         StreamingRestorer(tiny_pipeline, context_words=5, right_context_words=6)
     with pytest.raises(ValueError, match="right_context_words"):
         StreamingRestorer(tiny_pipeline, right_context_words=-1)
-    with pytest.raises(TypeError, match="PunctCasePipeline or a checkpoint"):
+    with pytest.raises(TypeError, match="PunctCasePipeline, an OnDeviceRestorer or a checkpoint"):
         StreamingRestorer(42)
     with pytest.raises(TypeError, match="loading a pipeline"):
         StreamingRestorer(tiny_pipeline, dtype="float32")

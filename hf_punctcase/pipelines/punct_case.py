@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Sequence
 
 import torch
 from transformers.pipelines.base import ChunkPipeline
@@ -27,12 +28,13 @@ from ..restoration import (
     EncodedWindow,
     RestoreOptions,
     WindowRows,
+    batch_rows,
     encode_windows,
     encoder_words,
     max_input_length,
+    padded_windows,
     plan_windows,
     restore_from_windows,
-    window_rows,
 )
 from ..tasks import PUNCTUATION, head_labels, head_thresholds, option_runner, tasks_of, tasks_to_run
 from .backends import backend_for
@@ -256,13 +258,24 @@ class PunctCasePipeline(ChunkPipeline):
         # Keep only the rows of the words each window answers for: memory stays bounded by the
         # window batch, whatever the input's length.
         return {
-            "probs": [
-                window_rows({task: task_probs[row] for task, task_probs in probs.items()}, window)
-                for row, window in enumerate(windows)
-            ],
+            "probs": batch_rows(probs, windows),
             "source": model_inputs["source"],
             "is_last": model_inputs["is_last"],
         }
+
+    @property
+    def lowercase_input(self) -> bool:
+        """Whether words are lowercased for the model (its config's ``lowercase_input``)."""
+        return self.model.config.lowercase_input
+
+    def run_windows(self, windows: Sequence[EncodedWindow], tasks: tuple[str, ...]) -> list[WindowRows]:
+        """Run the model on windows in one call, padded on the right (pad id, mask 0): each window's rows
+        of its core words. What a :class:`~hf_punctcase.StreamingRestorer` drives; the torch-free
+        :class:`~hf_punctcase.runtime.OnDeviceRestorer` has the same method."""
+        ids, mask = padded_windows(windows, self.tokenizer.pad_token_id or 0)
+        with self.device_placement(), self.get_inference_context()():
+            probs = self.backend(torch.from_numpy(ids).to(self.device), torch.from_numpy(mask).to(self.device), tasks=tasks)
+        return batch_rows(probs, windows)
 
     # ---- per-word probabilities → labels → text ------------------------------------------
     def postprocess(self, model_outputs, options: RestoreOptions):

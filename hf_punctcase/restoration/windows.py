@@ -153,6 +153,24 @@ class WindowRows:
     weights: np.ndarray
 
 
+def batch_rows(probs: Mapping[str, np.ndarray], windows: Sequence[EncodedWindow]) -> list[WindowRows]:
+    """Each window's :class:`WindowRows` from a batch's per-task probabilities ``(batch, seq_len, classes)``
+    (row ``i``: ``windows[i]``)."""
+    return [window_rows({task: task_probs[row] for task, task_probs in probs.items()}, window) for row, window in enumerate(windows)]
+
+
+def padded_windows(windows: Sequence[EncodedWindow], pad_id: int) -> tuple[np.ndarray, np.ndarray]:
+    """A batch of windows as one model input, padded on the right (``pad_id``, mask 0): int64
+    ``input_ids`` and ``attention_mask`` of shape ``(len(windows), longest)``."""
+    length = max(len(window.input_ids) for window in windows)
+    ids = np.full((len(windows), length), pad_id, dtype=np.int64)
+    mask = np.zeros((len(windows), length), dtype=np.int64)
+    for row, window in enumerate(windows):
+        ids[row, : len(window.input_ids)] = window.input_ids
+        mask[row, : len(window.attention_mask)] = window.attention_mask
+    return ids, mask
+
+
 def window_rows(probs: Mapping[str, np.ndarray], window: EncodedWindow) -> WindowRows:
     """One window's :class:`WindowRows` from its per-task subword probabilities ``(seq_len, classes)``."""
     size = len(window.core_positions)

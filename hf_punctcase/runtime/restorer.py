@@ -22,12 +22,13 @@ from ..restoration import (
     EncodedWindow,
     RestoreOptions,
     WindowRows,
+    batch_rows,
     encode_windows,
     encoder_words,
     max_input_length,
+    padded_windows,
     plan_windows,
     restore_from_windows,
-    window_rows,
 )
 from ..tasks import head_labels, head_thresholds, option_runner, tasks_of, tasks_to_run
 from .onnx_backend import OnnxBackend, read_export_info
@@ -111,6 +112,7 @@ class OnDeviceRestorer:
         settings = read_export_settings(folder)
         self.scheme: LabelScheme = settings["scheme"]
         self.lexicon: dict[str, str] = settings["lexicon"]
+        #: Whether words are lowercased for the model (its config's ``lowercase_input``).
         self.lowercase_input: bool = settings["lowercase_input"]
         self.tokenizer = RuntimeTokenizer.from_pretrained(folder)
         self.max_length = max_input_length(settings["model_max_length"], self.tokenizer.model_max_length)
@@ -184,17 +186,17 @@ class OnDeviceRestorer:
         yield from ready(len(sources))
 
     def _run(self, batch: list[tuple[int, EncodedWindow]], done: list[list[WindowRows]], tasks: tuple[str, ...]) -> None:
-        """One ONNX Runtime call over a batch of windows, padded on the right as the pipeline pads them
-        (pad id, mask 0); each window's rows of its core words go to its input."""
-        length = max(len(window.input_ids) for _, window in batch)
-        ids = np.full((len(batch), length), self.tokenizer.pad_token_id or 0, dtype=np.int64)
-        mask = np.zeros((len(batch), length), dtype=np.int64)
-        for row, (_, window) in enumerate(batch):
-            ids[row, : len(window.input_ids)] = window.input_ids
-            mask[row, : len(window.attention_mask)] = window.attention_mask
+        """One ONNX Runtime call over a batch of windows; each window's rows of its core words go to its input."""
+        for (index, _), rows in zip(batch, self.run_windows([window for _, window in batch], tasks)):
+            done[index].append(rows)
+
+    def run_windows(self, windows: Sequence[EncodedWindow], tasks: tuple[str, ...]) -> list[WindowRows]:
+        """Run the model on windows in one call, padded on the right as the pipeline pads them (pad id,
+        mask 0): each window's rows of its core words. What a :class:`~hf_punctcase.StreamingRestorer`
+        drives, as it drives the pipeline's."""
+        ids, mask = padded_windows(windows, self.tokenizer.pad_token_id or 0)
         probs = self.backend(ids, mask, tasks)
-        for row, (index, window) in enumerate(batch):
-            done[index].append(window_rows({task: task_probs[row] for task, task_probs in probs.items()}, window))
+        return batch_rows(probs, windows)
 
     def _result(self, source: InputWords, windows: list[WindowRows], options: RestoreOptions) -> dict:
         return restore_from_windows(source, windows, self.scheme, self.lexicon, options, self.heads, self.head_thresholds)
