@@ -153,3 +153,35 @@ def test_two_processes_building_at_once_both_finish_with_one_graph(graph_kind, p
     graphs = [path for path in (tmp_path / "cache" / "onnx").iterdir()]
     assert graphs == [Path(built.pop())]  # no staging folder left behind
     assert cache.cached_graph(prefers_graph, graph_kind.kind) == graphs[0]
+
+
+def test_the_int8_graph_cut_to_a_calls_tasks_is_kept_for_later_processes_and_cut_again_when_damaged(
+    tiny_tokenizer, tmp_path, monkeypatch
+):
+    import torch
+    from conftest import tiny_config
+
+    from hf_punctcase.labels import COMMAND_LABELS
+    from hf_punctcase.formats.onnx import CachedCutsBackend
+
+    # A checkpoint with a spoken-command head: a plain call runs the graph cut to the other heads.
+    torch.manual_seed(0)
+    folder = tmp_path / "checkpoint"
+    hf_punctcase.JointTokenClassificationModel(tiny_config(command_labels=list(COMMAND_LABELS))).save_pretrained(folder)
+    tiny_tokenizer.save_pretrained(folder)
+    config = json.loads((folder / "config.json").read_text())
+    (folder / "config.json").write_text(json.dumps({**config, "preferred_cpu_runtime": INT8_GRAPH}))
+    monkeypatch.setenv("HF_PUNCTCASE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr("hf_punctcase.loading.detect_hardware", lambda: PLAIN_CPU)
+
+    expected = hf_punctcase.load_pipeline(folder)(TEXT)["text"]
+    kept = list((tmp_path / "cache").rglob("model.cut-*.onnx"))
+    assert len(kept) == 1 and "command" not in kept[0].name
+    # A later process loads the kept cut and cuts nothing.
+    with monkeypatch.context() as patch:
+        patch.setattr(CachedCutsBackend, "_graph_cut_to", lambda self, tasks: pytest.fail("the graph was cut again"))
+        assert hf_punctcase.load_pipeline(folder)(TEXT)["text"] == expected
+    # A damaged cut is cut again and replaced.
+    kept[0].write_bytes(b"not a graph")
+    assert hf_punctcase.load_pipeline(folder)(TEXT)["text"] == expected
+    assert kept[0].stat().st_size > 1000

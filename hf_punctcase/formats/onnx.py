@@ -9,9 +9,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ..atomic_files import atomic_output
 from ..faults import checkpoint_fault as fault
 from ..execution import ONNXRUNTIME
-from ..runtime.onnx_backend import EXPORT_INFO_FILE, ONNX_MODEL_FILE, OnnxBackend
+from ..runtime.onnx_backend import EXPORT_INFO_FILE, ONNX_MODEL_FILE, OnnxBackend, import_onnxruntime
 from .base import GraphModel, ModelFormat
 from .torch import weight_files
 
@@ -161,9 +162,47 @@ class OnnxModel(GraphModel):
         *,
         providers: Sequence[str] | None = None,
         intra_op_num_threads: int | None = None,
+        cut_dir: str | os.PathLike | None = None,
     ):
         super().__init__(folder)
-        self._attach(OnnxBackend(self.folder, providers=providers, intra_op_num_threads=intra_op_num_threads))
+        options = {"providers": providers, "intra_op_num_threads": intra_op_num_threads}
+        self._attach(OnnxBackend(self.folder, **options) if cut_dir is None else CachedCutsBackend(self.folder, cut_dir, **options))
 
 
-__all__ = ["LOADING_ONLY", "OnnxFormat", "OnnxModel", "check_runs_as_exported", "onnx_file_problem"]
+class CachedCutsBackend(OnnxBackend):
+    """An :class:`OnnxBackend` over a graph of the library's cache that keeps, in ``cut_dir``, each graph
+    cut to a call's tasks, for later processes to load instead of cutting it again: about a second of a
+    process's first call for the default's int8 graph (``onnx`` imported, the graph read and cut). A cut
+    is named by its tasks and by the graph file's size and time, so that a graph built again is cut
+    again; one that does not load (damaged) is cut again and replaced; a folder that cannot take it
+    leaves each process to cut its own."""
+
+    def __init__(self, model: str | os.PathLike, cut_dir: str | os.PathLike, **options: Any):
+        super().__init__(model, **options)
+        self.cut_dir = Path(cut_dir)
+
+    def _kept_file(self, tasks: tuple[str, ...]) -> Path:
+        stat = self.path.stat()
+        return self.cut_dir / f"{self.path.stem}.cut-{'-'.join(tasks)}-{stat.st_size}-{stat.st_mtime_ns}.onnx"
+
+    def _kept_session(self, tasks: tuple[str, ...], options):
+        kept = self._kept_file(tasks)
+        if not kept.is_file():
+            return None
+        try:
+            return import_onnxruntime().InferenceSession(str(kept), options, providers=self.providers)
+        except Exception:  # noqa: BLE001 - ONNX Runtime's errors derive from Exception alone
+            kept.unlink(missing_ok=True)  # damaged on disk: cut again
+            return None
+
+    def _keep_cut(self, tasks: tuple[str, ...], cut, options):
+        kept = self._kept_file(tasks)
+        try:
+            with atomic_output(kept, binary=True) as handle:
+                handle.write(cut.SerializeToString())
+        except OSError:
+            return None
+        return import_onnxruntime().InferenceSession(str(kept), options, providers=self.providers)
+
+
+__all__ = ["LOADING_ONLY", "CachedCutsBackend", "OnnxFormat", "OnnxModel", "check_runs_as_exported", "onnx_file_problem"]

@@ -71,7 +71,8 @@ def _graph_model(graph, chosen: ExecutionPlan, intra_op_num_threads: int | None,
     else:
         from ..formats.onnx import OnnxModel
 
-        model = OnnxModel(graph, intra_op_num_threads=intra_op_num_threads)
+        # The graph's cache folder keeps its cuts to a call's tasks too, for the next process.
+        model = OnnxModel(graph, intra_op_num_threads=intra_op_num_threads, cut_dir=graph)
     model.name_or_path = str(source)
     if Path(source).is_dir():
         model.source_checkpoint = Path(source)

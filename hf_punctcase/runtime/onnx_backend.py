@@ -201,11 +201,18 @@ class OnnxBackend:
         return self._sessions[tasks]
 
     def _new_session(self, tasks: tuple[str, ...], options):
-        """A new InferenceSession of the graph cut to ``tasks``' outputs."""
+        """A new InferenceSession of the graph cut to ``tasks``' outputs (one a process before kept, where
+        a subclass keeps them: :meth:`_kept_session`, :meth:`_keep_cut`)."""
         ort = import_onnxruntime()
+        session = self._kept_session(tasks, options)
+        if session is not None:
+            return session
         cut = self._graph_cut_to(tasks)
         if cut is None:
             return ort.InferenceSession(str(self.path), options, providers=self.providers)
+        session = self._keep_cut(tasks, cut, options)
+        if session is not None:
+            return session
         import tempfile
 
         import onnx
@@ -214,6 +221,16 @@ class OnnxBackend:
         with tempfile.TemporaryDirectory(prefix="hf_punctcase-") as folder:
             onnx.save(cut, Path(folder) / ONNX_MODEL_FILE)
             return ort.InferenceSession(str(Path(folder) / ONNX_MODEL_FILE), options, providers=self.providers)
+
+    def _kept_session(self, tasks: tuple[str, ...], options):
+        """A session of the graph cut to ``tasks`` that an earlier process kept, or None: none is kept
+        here (a user's export folder is theirs); the graph cache's backend keeps them."""
+        return None
+
+    def _keep_cut(self, tasks: tuple[str, ...], cut, options):
+        """Keep the graph cut to ``tasks`` for later processes and return a session of it, or None (as
+        here): the session is then made from a temporary copy."""
+        return None
 
     def _graph_cut_to(self, tasks: tuple[str, ...]):
         """The graph (an ``onnx.ModelProto``) with only ``tasks``' outputs and the nodes they read; None
