@@ -177,11 +177,22 @@ def test_the_int8_graph_cut_to_a_calls_tasks_is_kept_for_later_processes_and_cut
     expected = hf_punctcase.load_pipeline(folder)(TEXT)["text"]
     kept = list((tmp_path / "cache").rglob("model.cut-*.onnx"))
     assert len(kept) == 1 and "command" not in kept[0].name
-    # A later process loads the kept cut and cuts nothing.
+    described = list((tmp_path / "cache").rglob("model.outputs-*.json"))
+    assert len(described) == 1
+    # A later process loads the kept cut and cuts nothing, and makes no session of the whole graph.
     with monkeypatch.context() as patch:
-        patch.setattr(CachedCutsBackend, "_graph_cut_to", lambda self, tasks: pytest.fail("the graph was cut again"))
-        assert hf_punctcase.load_pipeline(folder)(TEXT)["text"] == expected
-    # A damaged cut is cut again and replaced.
+        patch.setattr(
+            CachedCutsBackend, "_graph_cut_to",
+            lambda self, tasks: None if tasks == tuple(self.outputs) else pytest.fail("the graph was cut again"),
+        )
+        later = hf_punctcase.load_pipeline(folder)
+        assert isinstance(later.backend, CachedCutsBackend) and later.backend._sessions == {}
+        assert later(TEXT)["text"] == expected
+        # A call that runs every head runs the whole graph, made when first asked for.
+        assert later(TEXT, spoken_punctuation=True)["words"][0]["command"] in COMMAND_LABELS
+    # A damaged cut is cut again and replaced; damaged names are read off the whole graph again.
     kept[0].write_bytes(b"not a graph")
+    described[0].write_text("{not json")
     assert hf_punctcase.load_pipeline(folder)(TEXT)["text"] == expected
     assert kept[0].stat().st_size > 1000
+    assert json.loads(described[0].read_text())["inputs"] == ["input_ids", "attention_mask"]

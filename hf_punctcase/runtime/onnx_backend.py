@@ -125,17 +125,23 @@ class OnnxBackend:
         self.path = path
         self.providers = list(providers or ["CPUExecutionProvider"])
         self._options = options
-        session = ort.InferenceSession(str(path), options, providers=self.providers)
-        inputs = {node.name for node in session.get_inputs()}
-        missing = [name for name in INPUT_NAMES if name not in inputs]
+        # The graph's inputs and outputs, read off the whole graph's session (a subclass may know them
+        # without one: :meth:`_kept_description`); that session stays for the calls that run it.
+        session, description = None, self._kept_description()
+        if description is None:
+            session = ort.InferenceSession(str(path), options, providers=self.providers)
+            description = {
+                "inputs": [node.name for node in session.get_inputs()],
+                "outputs": {node.name: node.shape for node in session.get_outputs()},
+            }
+            self._keep_description(description)
+        missing = [name for name in INPUT_NAMES if name not in description["inputs"]]
         if missing:
-            raise ValueError(f"ONNX model {path} lacks the inputs {missing} (it has {sorted(inputs)})")
+            raise ValueError(f"ONNX model {path} lacks the inputs {missing} (it has {sorted(description['inputs'])})")
         self.outputs: dict[str, str] = {
-            node.name[: -len(LOGITS_SUFFIX)]: node.name
-            for node in session.get_outputs()
-            if node.name.endswith(LOGITS_SUFFIX) and node.name != "logits"
+            name[: -len(LOGITS_SUFFIX)]: name for name in description["outputs"] if name.endswith(LOGITS_SUFFIX) and name != "logits"
         }
-        self._shapes = {node.name: node.shape for node in session.get_outputs()}
+        self._shapes = dict(description["outputs"])
         if not self.outputs:
             raise ValueError(f"ONNX model {path} has no <task>_logits output")
         if one_sequence_at_a_time is None:
@@ -148,7 +154,7 @@ class OnnxBackend:
         self.sequence_workers = sequence_workers or intra_op_num_threads or usable_cpus()
         # Main sessions by the tasks they run. The whole graph's, made here, is dropped when a call first
         # runs a cut one, unless a call has run it: a process holds the sessions its calls use.
-        self._sessions: dict[tuple[str, ...], object] = {tuple(self.outputs): session}
+        self._sessions: dict[tuple[str, ...], object] = {} if session is None else {tuple(self.outputs): session}
         self._whole_graph_used = False
         self._single_thread_sessions: dict[tuple[str, ...], object] = {}
         self._pool = None
@@ -221,6 +227,14 @@ class OnnxBackend:
         with tempfile.TemporaryDirectory(prefix="hf_punctcase-") as folder:
             onnx.save(cut, Path(folder) / ONNX_MODEL_FILE)
             return ort.InferenceSession(str(Path(folder) / ONNX_MODEL_FILE), options, providers=self.providers)
+
+    def _kept_description(self) -> dict | None:
+        """The graph's input names and output shapes (``{"inputs": [...], "outputs": {name: shape}}``) as an
+        earlier process kept them, or None: none is kept here; the graph cache's backend keeps them."""
+        return None
+
+    def _keep_description(self, description: dict) -> None:
+        """Keep the graph's input names and output shapes for later processes: nothing is kept here."""
 
     def _kept_session(self, tasks: tuple[str, ...], options):
         """A session of the graph cut to ``tasks`` that an earlier process kept, or None: none is kept
