@@ -105,13 +105,17 @@ def test_runtime_tokenizer_matches_the_default_models():
         assert [mine.word_ids(i) for i in range(2)] == [reference.word_ids(i) for i in range(2)]
 
 
-_BLOCKED_RUN = """
+#: The start of a script run where torch, transformers, datasets and accelerate cannot be imported.
+_BLOCKING = """
 import importlib.abc, json, sys, time
 class Block(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path=None, target=None):
         if name.split(".")[0] in ("torch", "transformers", "datasets", "accelerate"):
             raise ImportError(f"{name} is blocked")
 sys.meta_path.insert(0, Block())
+"""
+
+_BLOCKED_RUN = _BLOCKING + """
 start = time.perf_counter()
 import hf_punctcase
 from hf_punctcase.runtime import OnDeviceRestorer
@@ -177,13 +181,7 @@ def test_runtime_in_a_fresh_virtual_environment_without_torch(tiny_cnn_dir, tmp_
     )
 
 
-_BLOCKED_STREAM = """
-import importlib.abc, json, sys
-class Block(importlib.abc.MetaPathFinder):
-    def find_spec(self, name, path=None, target=None):
-        if name.split(".")[0] in ("torch", "transformers", "datasets", "accelerate"):
-            raise ImportError(f"{name} is blocked")
-sys.meta_path.insert(0, Block())
+_BLOCKED_STREAM = _BLOCKING + """
 from hf_punctcase import StreamingRestorer
 from hf_punctcase.runtime import OnDeviceRestorer
 stream = StreamingRestorer(OnDeviceRestorer(sys.argv[1]))
