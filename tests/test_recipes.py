@@ -537,3 +537,21 @@ def test_a_recipe_run_as_a_command_prints_its_fault_and_nothing_else(tmp_path):
     assert result.stderr.splitlines() == [
         "finetune.py: error: unknown option --max_stepz; did you mean --max_steps or --save_steps or --eval_steps?"
     ]
+
+
+def test_lora_without_peft_says_which_extra_installs_it(monkeypatch):
+    import builtins
+
+    from hf_punctcase.training.lora import add_lora
+
+    real_import = builtins.__import__
+
+    def without_peft(name, *args, **kwargs):
+        if name == "peft" or name.startswith("peft."):
+            raise ImportError("No module named 'peft'")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", without_peft)
+    monkeypatch.delitem(sys.modules, "peft", raising=False)
+    with pytest.raises(ImportError, match=r"hf_punctcase\[train\]"):
+        add_lora(None)

@@ -22,7 +22,7 @@ def add_lora(
 ):
     """Wrap ``model`` in a PeftModel: LoRA on the encoder's query/value projections, heads saved whole
     (``modules_to_save``), everything else frozen."""
-    from peft import LoraConfig, get_peft_model
+    LoraConfig, get_peft_model = _peft("LoraConfig", "get_peft_model")
 
     if target_modules is None:
         encoder_type = model.config.encoder.model_type
@@ -37,11 +37,20 @@ def add_lora(
 
 def load_lora(base: JointTokenClassificationModel | str | os.PathLike, adapter_dir: str | os.PathLike):
     """The base model (or checkpoint path) with the saved adapters and heads of ``adapter_dir``."""
-    from peft import PeftModel
+    (PeftModel,) = _peft("PeftModel")
 
     if not isinstance(base, JointTokenClassificationModel):
         base = JointTokenClassificationModel.from_pretrained(base)
     return PeftModel.from_pretrained(base, adapter_dir)
+
+
+def _peft(*names: str) -> tuple:
+    """PEFT's ``names``, or an ImportError that says which extra installs it (LoRA is training's alone)."""
+    try:
+        import peft
+    except ImportError as error:
+        raise ImportError(f"LoRA needs PEFT: pip install 'hf_punctcase[train]' (with -c constraints.txt) ({error})") from None
+    return tuple(getattr(peft, name) for name in names)
 
 
 def merge_lora(peft_model) -> JointTokenClassificationModel:
