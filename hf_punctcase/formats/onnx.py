@@ -189,6 +189,9 @@ class CachedCutsBackend(OnnxBackend):
         stat = self.path.stat()
         return self.cut_dir / f"{self.path.stem}.{kind}-{stat.st_size}-{stat.st_mtime_ns}{suffix}"
 
+    def _cut_file(self, tasks: tuple[str, ...]) -> Path:
+        return self._kept_file(f"cut-{'-'.join(tasks)}")
+
     def _kept_description(self) -> dict | None:
         try:
             description = json.loads(self._kept_file("outputs", ".json").read_text(encoding="utf-8"))
@@ -201,7 +204,7 @@ class CachedCutsBackend(OnnxBackend):
             atomic_write_text(self._kept_file("outputs", ".json"), json.dumps(description))
 
     def _kept_session(self, tasks: tuple[str, ...], options):
-        kept = self._kept_file(f"cut-{'-'.join(tasks)}")
+        kept = self._cut_file(tasks)
         if not kept.is_file():
             return None
         try:
@@ -211,7 +214,7 @@ class CachedCutsBackend(OnnxBackend):
             return None
 
     def _keep_cut(self, tasks: tuple[str, ...], cut, options):
-        kept = self._kept_file(f"cut-{'-'.join(tasks)}")
+        kept = self._cut_file(tasks)
         try:
             with atomic_output(kept, binary=True) as handle:
                 handle.write(cut.SerializeToString())

@@ -27,7 +27,7 @@ from ..labels import (
     restored_trail,
     split_trailing_marks,
 )
-from ..restoration.layout import BREAK_COMMANDS, dictated_separator, paragraph_spans, place_words, text_span
+from ..restoration.layout import BREAK_COMMANDS, dictated_separator, laid_out_sentences, paragraph_spans, place_words
 from ..tasks import Task, TaskOption, register_task
 #: Every spoken phrase as its words, with its command, the longest first.
 _PHRASES = sorted(
@@ -149,7 +149,7 @@ def apply_commands(restored: dict, tokens: Sequence) -> dict:
     text = text.removesuffix(" ")
     result = {"text": text, "words": words}
     if "sentences" in restored:
-        result["sentences"] = _sentences(words, text)
+        result["sentences"] = laid_out_sentences(words, text)
     if "paragraphs" in restored:  # return_paragraphs=True: a dictated new paragraph ends one too
         result["paragraphs"] = paragraph_spans(result)
     if "probabilities" in restored:
@@ -186,19 +186,6 @@ class CommandStream:
         words, self._capitalise = carry_out([entry for entry, _ in held], [word for _, word in held], self._capitalise)
         _, self._chars = place_words(words, lambda _, entry: dictated_separator(entry), self._chars)
         return words
-
-
-def _sentences(words: list[dict], text: str) -> list[dict]:
-    """Sentences of the kept words, ended by a sentence mark or a break, with input word indices."""
-    kept = [i for i, entry in enumerate(words) if not entry["removed"]]
-    result, first = [], None
-    for rank, i in enumerate(kept):
-        first = i if first is None else first
-        entry = words[i]
-        if entry["punctuation"] in SENTENCE_END_LABELS or dictated_separator(entry) != " " or rank == len(kept) - 1:
-            result.append(text_span(words, first, i, text))
-            first = None
-    return result
 
 
 def restore_with_spoken_punctuation(restore, inputs, is_split_into_words: bool, **options):

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from ..inputs import parse_inputs, written_word
 from ..labels import COMMAND_LABELS, DISFLUENCY_LABELS, LEADING_PUNCTUATION, SENTENCE_END_LABELS, case_label_of, split_trailing_marks
-from ..restoration.layout import paragraph_spans, place_words, separators_in, text_span
+from ..restoration.layout import laid_out_sentences, paragraph_spans, place_words, separators_in
 from ..restoration.windows import DEFAULT_CONTEXT_WORDS, DEFAULT_WINDOW_WORDS
 from ..tasks import Task, TaskOption, register_task
 
@@ -276,23 +276,10 @@ def spliced_fluent(first: dict, kept: Sequence[int], pieces: Sequence[tuple[tupl
     text, _ = place_words(entries, lambda rank, _: after[rank])
     fluent = {"text": text, "words": entries}
     if "sentences" in first:
-        fluent["sentences"] = _sentences_of(entries, after, text)
+        fluent["sentences"] = laid_out_sentences(entries, text)
     if "paragraphs" in first:
         fluent["paragraphs"] = paragraph_spans(fluent)
     return fluent
-
-
-def _sentences_of(entries: Sequence[dict], after: dict[int, str], text: str) -> list[dict]:
-    """The sentences of laid-out entries: each placed word that ends a sentence or is followed by a break
-    ends one, and the last ends the last (as the restorations the pieces come from cut them)."""
-    placed = [rank for rank, entry in enumerate(entries) if not entry.get("removed")]
-    spans, first = [], None
-    for n, rank in enumerate(placed):
-        first = rank if first is None else first
-        if entries[rank]["punctuation"] in SENTENCE_END_LABELS or "\n" in after[rank] or n == len(placed) - 1:
-            spans.append(text_span(entries, first, rank, text))
-            first = None
-    return spans
 
 
 DISFLUENCY = register_task(

@@ -86,6 +86,21 @@ def paragraph_spans(restored: dict) -> list[dict]:
     return [text_span(words, first, end, text) for first, end in zip(firsts, ends)]
 
 
+def laid_out_sentences(words: Sequence[dict], text: str) -> list[dict]:
+    """The sentences of restored words placed in ``text`` (:func:`text_span` each, with input word
+    indices): a placed word ends one where it ends a sentence or a line break follows it in the text (a
+    dictated break, a paragraph's end), and the last placed word ends the last; removed words end none."""
+    kept = [i for i, entry in enumerate(words) if not entry.get("removed")]
+    following = separators_in(text, words, kept)
+    spans, first = [], None
+    for rank, i in enumerate(kept):
+        first = i if first is None else first
+        if words[i]["punctuation"] in SENTENCE_END_LABELS or "\n" in following[i] or rank == len(kept) - 1:
+            spans.append(text_span(words, first, i, text))
+            first = None
+    return spans
+
+
 def separators_in(text: str, words: Sequence[dict], kept: Sequence[int]) -> dict[int, str]:
     """What follows each word placed in ``text`` there (``kept``: the placed words' indices): the text
     up to the next placed word (after the last, to the end)."""
@@ -94,6 +109,6 @@ def separators_in(text: str, words: Sequence[dict], kept: Sequence[int]) -> dict
 
 
 __all__ = [
-    "BREAK_COMMANDS", "PARAGRAPH_BREAK", "dictated_separator", "ends_paragraph", "paragraph_ends", "paragraph_spans",
+    "BREAK_COMMANDS", "PARAGRAPH_BREAK", "dictated_separator", "ends_paragraph", "laid_out_sentences", "paragraph_ends", "paragraph_spans",
     "place_words", "separators_in", "text_span",
 ]

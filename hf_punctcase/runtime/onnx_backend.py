@@ -152,8 +152,9 @@ class OnnxBackend:
         ):
             raise ValueError(f"sequence_workers must be a positive integer, not {sequence_workers!r}")
         self.sequence_workers = sequence_workers or intra_op_num_threads or usable_cpus()
-        # Main sessions by the tasks they run. The whole graph's, made here, is dropped when a call first
-        # runs a cut one, unless a call has run it: a process holds the sessions its calls use.
+        # Main sessions by the tasks they run. The whole graph's, made here where its description was not
+        # kept, is dropped when a call first runs a cut one, unless a call has run it: a process holds the
+        # sessions its calls use.
         self._sessions: dict[tuple[str, ...], object] = {} if session is None else {tuple(self.outputs): session}
         self._whole_graph_used = False
         self._single_thread_sessions: dict[tuple[str, ...], object] = {}
