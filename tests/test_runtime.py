@@ -129,15 +129,21 @@ print(json.dumps({"texts": [r["text"] for r in result], "heavy": heavy, "plugin"
 """
 
 
+def _run_blocked(script: str, folder, inputs, cwd) -> dict:
+    """What ``script`` prints last, as JSON, run with the package's source on the path and ``folder`` and
+    ``inputs`` (as JSON) as its arguments; the run must succeed."""
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(folder), json.dumps(inputs)],
+        capture_output=True, text=True, env=env, cwd=cwd, timeout=300, stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
 def test_runtime_runs_with_torch_and_transformers_blocked(exported, tmp_path):
     folder = exported[1]
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    result = subprocess.run(
-        [sys.executable, "-c", _BLOCKED_RUN, str(folder), json.dumps(TEXTS)],
-        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300, stdin=subprocess.DEVNULL,
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
-    found = json.loads(result.stdout.strip().splitlines()[-1])
+    found = _run_blocked(_BLOCKED_RUN, folder, TEXTS, tmp_path)
     assert found["heavy"] == [] and found["plugin"] is False
     assert found["texts"] == [r["text"] for r in pipeline("punct-case", model=str(folder))(TEXTS)]
 
@@ -207,11 +213,5 @@ def test_a_stream_runs_on_the_torch_free_runtime_as_on_the_pipeline(exported, tm
     whole = restorer(words, is_split_into_words=True, window_words=40, context_words=10)
     assert streamed(restorer) == [e["word"] for e in whole["words"]]
     assert streamed(restorer) == streamed(hf_punctcase.load_pipeline(str(folder)))
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    done = subprocess.run(
-        [sys.executable, "-c", _BLOCKED_STREAM, str(folder), json.dumps(words)],
-        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300, stdin=subprocess.DEVNULL,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    found = json.loads(done.stdout.strip().splitlines()[-1])
+    found = _run_blocked(_BLOCKED_STREAM, folder, words, tmp_path)
     assert found["heavy"] == [] and found["words"] == [e["word"] for e in whole["words"]]
