@@ -95,6 +95,12 @@ class Task:
             of :attr:`option` and ``return_probabilities`` switch it on too (:func:`tasks_to_run`).
         title: what the task is called in messages (``"disfluency"``: "a disfluency head"); default: ``name``.
         description: the task in a few words (CLI help, docs).
+        reads: for a head whose option reads its labels of some words only (spoken punctuation reads
+            them only of the words that spell a command phrase): ``reads(words)``, a bool per word of an
+            input (lowercased), True for each word the option may read. A call that runs the head for
+            its option alone (:attr:`~hf_punctcase.restoration.RestoreOptions.option_heads`) runs it
+            only on the windows whose core holds such a word, and gives every other word the null
+            label with certainty, as it gives a word passed through (:func:`words_read`).
     """
 
     name: str
@@ -111,6 +117,7 @@ class Task:
     asked_by: str | None = None
     title: str = ""
     description: str = ""
+    reads: Callable[[Sequence[str]], Sequence[bool]] | None = None
 
     def __repr__(self) -> str:
         return f"Task({self.name!r})"
@@ -270,8 +277,43 @@ def tasks_to_run(model_tasks: Iterable[Task], options: Any) -> tuple[str, ...]:
     return tuple(
         task.name
         for task in model_tasks
-        if task.asked_by is None or options.return_probabilities or getattr(options, task.asked_by)
+        if task.asked_by is None
+        or options.return_probabilities
+        or getattr(options, task.asked_by)
+        or task.name in options.option_heads
     )
+
+
+def tasks_together(each: Iterable[Iterable[str]]) -> tuple[str, ...]:
+    """The tasks that a batch of windows runs, each window running the tasks named in one of ``each``:
+    every one of them, in :data:`TASKS` order."""
+    names = set().union(*each)
+    return tuple(name for name in TASKS if name in names)
+
+
+def words_read(model_tasks: Iterable[Task], options: Any, words: Sequence[str]) -> dict[str, np.ndarray]:
+    """For each head that a call with ``options`` runs for its option alone (named in
+    ``options.option_heads``, neither asked for by its own switch nor for its probabilities) and whose
+    task says which words its option reads (:attr:`Task.reads`): a bool per word of ``words``, True
+    where the option may read the head's label. Such a head runs only on the windows that hold a word
+    read (:func:`window_tasks`); the other words are certain of its null label."""
+    read = {}
+    for task in model_tasks:
+        if task.reads is None or task.name not in options.option_heads or options.return_probabilities:
+            continue
+        if task.asked_by is not None and getattr(options, task.asked_by):
+            continue
+        mask = np.asarray(task.reads([word.lower() for word in words]), dtype=bool)
+        if mask.shape != (len(words),):
+            raise RuntimeError(f"internal error: task {task.name!r} read {mask.shape} of {len(words)} words")
+        read[task.name] = mask
+    return read
+
+
+def window_tasks(tasks: tuple[str, ...], read: Mapping[str, np.ndarray], core_start: int, core_size: int) -> tuple[str, ...]:
+    """The tasks of ``tasks`` that a window whose core is words ``[core_start, core_start + core_size)``
+    runs: a head of ``read`` (:func:`words_read`) only where its core holds a word read."""
+    return tuple(name for name in tasks if name not in read or read[name][core_start : core_start + core_size].any())
 
 
 def task_options() -> tuple[TaskOption, ...]:
@@ -354,7 +396,10 @@ __all__ = [
     "register_task",
     "task_options",
     "tasks_named",
-    "tasks_to_run",
     "tasks_of",
+    "tasks_to_run",
+    "tasks_together",
     "unregister_task",
+    "window_tasks",
+    "words_read",
 ]

@@ -310,6 +310,62 @@ def test_subtitles_leave_out_command_words_and_cut_at_dictated_breaks(command_mo
 
 
 def test_spoken_punctuation_with_return_commands_too(command_model):
+    """return_commands=True adds each word's command_score; without it only a command's words carry one."""
     pipe = hf_punctcase.load_pipeline(command_model, dtype=torch.float32)
     text = "the patient had chest pain period does it hurt"
-    assert pipe(text, spoken_punctuation=True, return_commands=True) == pipe(text, spoken_punctuation=True)
+    scored = pipe(text, spoken_punctuation=True, return_commands=True)
+    plain = pipe(text, spoken_punctuation=True)
+    assert all("command_score" in entry for entry in scored["words"])
+    assert [entry["removed"] for entry in plain["words"] if "command_score" in entry] == [True]
+    without_scores = [{k: v for k, v in e.items() if e["removed"] or k != "command_score"} for e in scored["words"]]
+    assert without_scores == plain["words"] and scored["text"] == plain["text"]
+
+
+class _TasksSeen:
+    """A pipeline's backend, run as it is, that records the tasks of each call."""
+
+    def __init__(self, backend):
+        self.backend, self.calls = backend, []
+
+    def __call__(self, input_ids, attention_mask, tasks=None):
+        self.calls.append(tuple(tasks))
+        return self.backend(input_ids, attention_mask, tasks=tasks)
+
+
+def test_spoken_punctuation_runs_the_command_head_only_on_windows_that_hold_a_command_phrase(command_model):
+    pipe = hf_punctcase.load_pipeline(command_model, dtype=torch.float32)
+    words = ("the patient had chest pain and we think it works today " * 12).split()
+    words[100:100] = ["question", "mark"]  # in the fifth of six windows' cores of 20 words
+    windows = {"window_words": 40, "context_words": 10, "batch_size": 1}
+    expected = pipe(words, is_split_into_words=True, spoken_punctuation=True, return_commands=True, **windows)
+    seen = pipe.backend = _TasksSeen(pipe.backend)
+    result = pipe(words, is_split_into_words=True, spoken_punctuation=True, **windows)
+    assert ["command" in tasks for tasks in seen.calls] == [False] * 5 + [True] + [False]
+    assert result["text"] == expected["text"]
+    assert [(e["word"], e["command"], e["removed"]) for e in result["words"]] == [
+        (e["word"], e["command"], e["removed"]) for e in expected["words"]
+    ]
+    # A text with no command phrase never runs the head; asking for its labels runs it everywhere.
+    seen.calls.clear()
+    pipe(words[:100], is_split_into_words=True, spoken_punctuation=True, **windows)
+    assert seen.calls and not any("command" in tasks for tasks in seen.calls)
+    seen.calls.clear()
+    pipe(words[:100], is_split_into_words=True, spoken_punctuation=True, return_commands=True, **windows)
+    assert seen.calls and all("command" in tasks for tasks in seen.calls)
+
+
+def test_the_torch_free_runtime_runs_the_command_head_only_where_a_phrase_is(command_model, tmp_path):
+    from hf_punctcase.export.onnx import export_onnx
+    from hf_punctcase.runtime import OnDeviceRestorer
+
+    export_onnx(command_model, tmp_path / "onnx")
+    runtime = OnDeviceRestorer(tmp_path / "onnx", batch_size=2)
+    seen = runtime.backend = _TasksSeen(runtime.backend)
+    texts = ["the patient had chest pain and we think it works", "does it hurt question mark we think so"] * 2
+    results = runtime(texts, spoken_punctuation=True, window_words=40, context_words=10)
+    # Two windows a call: each call holding the second text runs the head, for both of its windows.
+    assert seen.calls == [("punct", "case", "command")] * 2
+    assert results == [runtime(text, spoken_punctuation=True, window_words=40, context_words=10) for text in texts]
+    assert [r["text"] for r in results] == [
+        r["text"] for r in runtime(texts, spoken_punctuation=True, return_commands=True, window_words=40, context_words=10)
+    ]

@@ -36,6 +36,18 @@ _PHRASES = sorted(
 )
 
 
+def phrase_words(words: Sequence[str]) -> list[bool]:
+    """Which of ``words`` (lowercased, marks split off) spell a phrase of :data:`SPOKEN_COMMANDS`: the
+    only words whose command labels :func:`command_spans` reads (the spoken-command task's
+    :attr:`~hf_punctcase.tasks.Task.reads`)."""
+    read = [False] * len(words)
+    for i in range(len(words)):
+        for pieces, _ in _PHRASES:
+            if list(words[i : i + len(pieces)]) == pieces:
+                read[i : i + len(pieces)] = [True] * len(pieces)
+    return read
+
+
 def command_spans(words: Sequence[str], labels: Sequence[str]) -> list[tuple[int, int, str]]:
     """The spoken commands among words with command labels: ``(start, end, command)`` for each phrase
     of :data:`SPOKEN_COMMANDS` whose words the head reads as a command (any label but WORD), in order,
@@ -77,11 +89,15 @@ def command_spans(words: Sequence[str], labels: Sequence[str]) -> list[tuple[int
     return spans
 
 
-def carry_out(entries: Sequence[dict], written: Sequence[str], capitalise_first: bool = False) -> tuple[list[dict], bool]:
+def carry_out(
+    entries: Sequence[dict], written: Sequence[str], capitalise_first: bool = False, command_scores: bool = False
+) -> tuple[list[dict], bool]:
     """Restored word entries (each with ``command``) with their commands carried out, and whether the
     word after them starts with a capital. ``written``: each word as it was given.
     ``capitalise_first``: the first word kept follows a dictated sentence end or break (a stream's
-    earlier words). Entries are copied; their text offsets are left to the caller."""
+    earlier words). ``command_scores``: the words that are no command keep their ``command_score``
+    (``return_commands=True``); otherwise only a command's words carry one. Entries are copied; their
+    text offsets are left to the caller."""
     spans = command_spans(written, [entry["command"] for entry in entries])
     in_command = {i: label for start, end, label in spans for i in range(start, end)}
     null = COMMAND_LABELS[0]
@@ -103,6 +119,8 @@ def carry_out(entries: Sequence[dict], written: Sequence[str], capitalise_first:
             })
             continue
         entry = {**entry, "command": null, "removed": False, "dictated": list(attached.get(i, []))}
+        if not command_scores:
+            entry.pop("command_score", None)
         # The word as restored: its core and what trails it, a mark the model put there or one kept as
         # written (keep_punctuation), closing quotes and brackets included.
         core, trail = split_trailing_marks(entry["word"])
@@ -123,16 +141,17 @@ def carry_out(entries: Sequence[dict], written: Sequence[str], capitalise_first:
     return words, capitalise
 
 
-def apply_commands(restored: dict, tokens: Sequence) -> dict:
+def apply_commands(restored: dict, tokens: Sequence, command_scores: bool = False) -> dict:
     """One result of ``spoken_punctuation``: ``restored`` (a restoration whose words carry ``command``)
     with its commands carried out (:func:`carry_out`). ``tokens``: the input's words as given (str or
-    timed dicts).
+    timed dicts). ``command_scores``: every word keeps its ``command_score`` (``return_commands=True``).
 
     Every input word keeps one entry, in order. A command word's entry is the word as given, punctuation
     "O", the casing it is written in, no scores and no place in the text (``start_char`` and
     ``end_char`` None), ``command`` the command carried out (its phrase's, :func:`command_spans`),
     ``removed`` True, and the other fields its restored entry had (``command_score``, the head's
-    probability of the label it gave; a timed word's times). Every other entry is the restored one with
+    probability of the label it gave; a timed word's times). Every other entry is the restored one
+    (without ``command_score`` unless ``command_scores``) with
     ``command`` WORD, ``removed`` False and ``dictated``: the commands that attached to it, in order
     ([] for none); a dictated mark is
     its ``punctuation`` (COLON, SEMICOLON and EXCLAMATION included). ``sentences`` are cut at sentence
@@ -143,7 +162,7 @@ def apply_commands(restored: dict, tokens: Sequence) -> dict:
     if entries and "command" not in entries[0]:
         raise RuntimeError("internal error: the restoration has no command labels")
     written = [written_word(token) for token in tokens]
-    words, _ = carry_out(entries, written)
+    words, _ = carry_out(entries, written, command_scores=command_scores)
     text, _ = place_words(words, lambda _, entry: dictated_separator(entry))
     # No space after the last word (a dictated break there stays).
     text = text.removesuffix(" ")
@@ -190,16 +209,23 @@ class CommandStream:
 
 def restore_with_spoken_punctuation(restore, inputs, is_split_into_words: bool, **options):
     """``spoken_punctuation=True`` for a restorer (the pipeline, the torch-free runtime): one
-    restoration that runs the spoken-command head (``return_commands``), then :func:`apply_commands`.
-    ``restore(inputs, is_split_into_words, **options)`` is the restorer's own call."""
+    restoration that runs the spoken-command head, then :func:`apply_commands`.
+    ``restore(inputs, is_split_into_words, **options)`` is the restorer's own call.
+
+    The head runs only on the windows that hold a word of a command phrase (:func:`phrase_words`; the
+    restoration's ``option_heads``): the labels of no other word are read. With
+    ``return_commands=True`` it runs on every window and every word keeps its ``command_score``."""
     items, single = parse_inputs(inputs, is_split_into_words)
     if not items:
         return []
     batch = [inputs] if single else list(inputs)
-    first = restore(inputs, is_split_into_words, **{**options, "return_commands": True})
+    scores = bool(options.get("return_commands"))
+    if not scores:
+        options = {**options, "option_heads": tuple(options.get("option_heads") or ()) + (COMMAND.name,)}
+    first = restore(inputs, is_split_into_words, **options)
     first = [first] if single else first
     tokens = [item.split() if isinstance(item, str) else list(item) for item in batch]
-    results = [apply_commands(result, words) for result, words in zip(first, tokens)]
+    results = [apply_commands(result, words, command_scores=scores) for result, words in zip(first, tokens)]
     return results[0] if single else results
 
 
@@ -208,6 +234,7 @@ COMMAND = register_task(
         "command", COMMAND_LABELS, config_field="command_labels", word_column="command",
         output_field="command", score_field="command_score", loss_weight_field="command_loss_weight",
         threshold_field="command_threshold", asked_by="return_commands", title="spoken command", description="punctuation and breaks the speaker dictates",
+        reads=phrase_words,
         option=TaskOption(
             "spoken_punctuation",
             help="carry out the punctuation the speaker dictates (\"period\", \"comma\", \"question mark\", \"colon\", "
@@ -220,4 +247,4 @@ COMMAND = register_task(
     )
 )
 
-__all__ = ["BREAK_COMMANDS", "COMMAND", "CommandStream", "apply_commands", "carry_out", "command_spans", "restore_with_spoken_punctuation"]
+__all__ = ["BREAK_COMMANDS", "COMMAND", "CommandStream", "apply_commands", "carry_out", "command_spans", "phrase_words", "restore_with_spoken_punctuation"]

@@ -36,7 +36,7 @@ from ..restoration import (
     plan_windows,
     restore_from_windows,
 )
-from ..tasks import PUNCTUATION, head_labels, head_thresholds, option_runner, tasks_of, tasks_to_run
+from ..tasks import PUNCTUATION, head_labels, head_thresholds, option_runner, tasks_of, tasks_to_run, tasks_together, window_tasks, words_read
 from .backends import backend_for
 
 #: Set by :class:`~hf_punctcase.AutoModelForJointTokenClassification` on a model it loaded for this
@@ -228,15 +228,16 @@ class PunctCasePipeline(ChunkPipeline):
 
             bar = tqdm(total=len(windows), unit="window", desc="punct-case")
         # Every item carries the same keys (batches across inputs are collated key by key); the
-        # input's words travel by reference, "tasks" names the heads the call runs and "is_last" marks
-        # the input's final window.
+        # input's words travel by reference, "tasks" names the heads the window runs and "is_last"
+        # marks the input's final window.
         tasks = tasks_to_run(self.model_tasks, options)
+        read = words_read(self.model_tasks, options, source.words)
         pending = None
         for window in windows:
             for encoded in encode_windows(self.tokenizer, words, [window], self.max_length):
                 if pending is not None:
                     yield pending
-                pending = _item(encoded, source, tasks)
+                pending = _item(encoded, source, window_tasks(tasks, read, encoded.core_start, len(encoded.core_positions)))
             if bar is not None:
                 bar.update(1)
         if pending is None:  # empty input: one empty window so that the input still yields a result
@@ -252,8 +253,8 @@ class PunctCasePipeline(ChunkPipeline):
         if isinstance(windows, EncodedWindow):  # one unbatched item
             windows = [windows]
         tasks = model_inputs["tasks"]
-        if isinstance(tasks, list):  # a batch's items, each naming its call's tasks
-            tasks = tuple(sorted(set().union(*tasks)))
+        if isinstance(tasks, list):  # a batch's items, each naming its window's tasks
+            tasks = tasks_together(tasks)
         probs = self.backend(model_inputs["input_ids"], model_inputs["attention_mask"], tasks=tasks)
         # Keep only the rows of the words each window answers for: memory stays bounded by the
         # window batch, whatever the input's length.

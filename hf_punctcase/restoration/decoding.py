@@ -11,7 +11,7 @@ import numpy as np
 
 from ..inputs import InputWords
 from ..labels import SENTENCE_END_LABELS, LabelScheme, apply_case, case_label_of, restored_trail
-from ..tasks import CASING, PUNCTUATION
+from ..tasks import CASING, PUNCTUATION, words_read
 from .layout import paragraph_spans
 from .options import RESTORED_TASKS, RestoreOptions, check_tasks
 from .sentences import add_char_offsets, sentences
@@ -226,6 +226,23 @@ def decode(
     return {"text": " ".join(w["word"] for w in restored), "words": restored}
 
 
+def _null_row(width: int) -> np.ndarray:
+    row = np.zeros(width, dtype=np.float32)
+    row[0] = 1.0
+    return row
+
+
+def _with_null_rows(window: WindowRows, read: Mapping[str, np.ndarray], widths: Mapping[str, int]) -> WindowRows:
+    """A window's rows with a null-label row for each word of a head in ``read`` that it did not run."""
+    missing = [name for name in read if name not in window.probs]
+    if not missing:
+        return window
+    rows = dict(window.probs)
+    for name in missing:
+        rows[name] = np.tile(_null_row(widths[name]), (len(window.weights), 1))
+    return WindowRows(rows, window.core_start, window.weights)
+
+
 def closing_mark(row: np.ndarray, scheme: LabelScheme, label_id: int) -> int:
     """The mark of a text's last word: ``label_id`` if it ends a sentence, else the sentence end that
     ``row`` (the word's punctuation probabilities) finds likeliest; ``label_id`` for a scheme without
@@ -324,8 +341,16 @@ def restore_from_windows(
     decoded as ``options`` say and given character offsets; the fields the input's words carried
     besides the word (``source.extras``: times, ...) added to each word without replacing a restored
     field, before the sentences are cut; ``"sentences"``, ``"paragraphs"`` and ``"probabilities"`` when
-    asked for."""
+    asked for. A head that the call ran for its option alone (:func:`~hf_punctcase.tasks.words_read`)
+    gives its probabilities only of the words its option reads: every other word is certain of its
+    null label, whichever windows ran it."""
+    read = words_read(heads or {}, options, source.words)
+    if read:
+        widths = {task.name: len(labels) for task, labels in (heads or {}).items()}
+        windows = [_with_null_rows(window, read, widths) for window in windows]
     probs = join_windows(windows, len(source))
+    for name, mask in read.items():
+        probs[name][~mask] = _null_row(widths[name])
     result = decode(
         source, probs, scheme, lexicon, options.keep_punctuation, options.consistent_casing, options.tasks, heads,
         options.ends_sentence, thresholds,

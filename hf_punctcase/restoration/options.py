@@ -64,6 +64,12 @@ class RestoreOptions:
             its ``command`` and ``command_score``; ``spoken_punctuation=True`` runs it too. Other calls
             leave it out, and with it the layers of its own that the head may carry
             (:attr:`~hf_punctcase.tasks.Task.asked_by`).
+        option_heads: names of head tasks that the call runs for their options alone, set by those
+            options' runs (``spoken_punctuation=True`` names ``"command"``): such a head also runs, but
+            only on the windows holding a word its option reads, where its task says which
+            (:attr:`~hf_punctcase.tasks.Task.reads`); every other word is certain of its null label. A
+            head asked for by its own switch (``return_commands``) or for its probabilities runs on
+            every window.
     """
 
     window_words: int = DEFAULT_WINDOW_WORDS
@@ -77,9 +83,13 @@ class RestoreOptions:
     return_paragraphs: bool = False
     return_probabilities: bool = False
     return_commands: bool = False
+    option_heads: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         check_window_sizes(self.window_words, self.context_words)
+        if isinstance(self.option_heads, str) or not all(isinstance(name, str) for name in self.option_heads):
+            raise TypeError(f"option_heads must be a tuple of task names, got {self.option_heads!r}")
+        object.__setattr__(self, "option_heads", tuple(self.option_heads))
         for name in _SWITCHES:
             value = getattr(self, name)
             # A string ("False") or a number would be taken for its truth value without a word.

@@ -30,7 +30,7 @@ from ..restoration import (
     plan_windows,
     restore_from_windows,
 )
-from ..tasks import head_labels, head_thresholds, option_runner, tasks_of, tasks_to_run
+from ..tasks import head_labels, head_thresholds, option_runner, tasks_of, tasks_to_run, tasks_together, window_tasks, words_read
 from .onnx_backend import OnnxBackend, read_export_info
 from .tokenizer import RuntimeTokenizer
 
@@ -157,11 +157,12 @@ class OnDeviceRestorer:
 
     def _stream(self, sources: list[InputWords], options: RestoreOptions) -> Iterator[dict]:
         """Results in input order; each input is decoded as soon as its last window has run, and
-        windows of consecutive inputs share ONNX Runtime calls (``batch_size`` windows each)."""
+        windows of consecutive inputs share ONNX Runtime calls (``batch_size`` windows each), which run
+        the heads that any of their windows runs."""
         done: list[list[WindowRows]] = [[] for _ in sources]
         tasks = tasks_to_run(self.model_tasks, options)
         expected = [0] * len(sources)
-        batch: list[tuple[int, EncodedWindow]] = []
+        batch: list[tuple[int, EncodedWindow, tuple[str, ...]]] = []
         next_result = 0
 
         def ready(planned: int) -> Iterator[dict]:
@@ -173,21 +174,23 @@ class OnDeviceRestorer:
                 next_result += 1
 
         for index, source in enumerate(sources):
+            read = words_read(self.model_tasks, options, source.words)
             for window in self._windows(source, options):
                 expected[index] += 1
-                batch.append((index, window))
+                batch.append((index, window, window_tasks(tasks, read, window.core_start, len(window.core_positions))))
                 if len(batch) == self.batch_size:
-                    self._run(batch, done, tasks)
+                    self._run(batch, done)
                     batch = []
                     yield from ready(index)
             yield from ready(index + 1)
         if batch:
-            self._run(batch, done, tasks)
+            self._run(batch, done)
         yield from ready(len(sources))
 
-    def _run(self, batch: list[tuple[int, EncodedWindow]], done: list[list[WindowRows]], tasks: tuple[str, ...]) -> None:
+    def _run(self, batch: list[tuple[int, EncodedWindow, tuple[str, ...]]], done: list[list[WindowRows]]) -> None:
         """One ONNX Runtime call over a batch of windows; each window's rows of its core words go to its input."""
-        for (index, _), rows in zip(batch, self.run_windows([window for _, window in batch], tasks)):
+        tasks = tasks_together(window_tasks for _, _, window_tasks in batch)
+        for (index, _, _), rows in zip(batch, self.run_windows([window for _, window, _ in batch], tasks)):
             done[index].append(rows)
 
     def run_windows(self, windows: Sequence[EncodedWindow], tasks: tuple[str, ...]) -> list[WindowRows]:
