@@ -96,3 +96,30 @@ def test_the_layers_written_in_pyproject_hold():
     done = subprocess.run([command, "--no-cache"], cwd=ROOT.parent, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     assert "0 broken" in done.stdout
+
+
+def test_a_plain_install_restores_without_accelerate_and_training_names_its_extra(tiny_model_dir):
+    """accelerate is the train extra's (transformers' Trainer runs on it): where it is not installed, the
+    plugin imports, registers and restores without it, and ``hf_punctcase.training`` says which extra
+    installs it."""
+    import json
+    import subprocess
+    import sys
+
+    script = f"""
+import json, sys
+sys.modules["accelerate"] = None  # as where it is not installed: find_spec gives None, import fails
+import hf_punctcase
+from transformers import pipeline
+text = pipeline("punct-case", model={tiny_model_dir!r})("so what are the risks i am not technical")["text"]
+try:
+    import hf_punctcase.training
+    error = ""
+except ImportError as caught:
+    error = str(caught)
+print(json.dumps({{"text": text, "error": error}}))
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stderr[-2000:]
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    assert found["text"].split() and 'pip install "hf_punctcase[train]"' in found["error"]

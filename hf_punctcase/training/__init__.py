@@ -9,7 +9,18 @@ external-text sampling.
     run(ModelArguments(model_name_or_path="default"),
         DataArguments(train_corpora=["text:mine.jsonl"], validation_file="dev.jsonl"),
         TrainingArguments(output_dir="runs/mine", max_steps=300))
+
+Training needs the ``train`` extra (``pip install "hf_punctcase[train]"``): transformers' Trainer runs on
+accelerate, which a plain install leaves out.
 """
+
+from ..hardware import installed as _installed
+
+if not _installed("accelerate"):
+    raise ImportError(
+        "hf_punctcase.training needs accelerate, which transformers' Trainer runs on: "
+        'pip install "hf_punctcase[train]" (or pip install accelerate)'
+    )
 
 from .arguments import (
     TEXT_SPLITS,
