@@ -86,7 +86,7 @@ def main() -> None:
                 kind: {key: statistics.median(run[key] for run in found) for key in found[0] if key != "plan"} | {"plan": found[0]["plan"]}
                 for kind, found in runs.items()
             }
-    figures = {"machine": hf_punctcase.detect_hardware().describe(), "repeats": args.repeats, "rows": rows}
+    figures = {"machine": hf_punctcase.hardware.detect_hardware().describe(), "repeats": args.repeats, "rows": rows}
     print(json.dumps(figures, indent=2))
     print("\n| model | runtime (plan) | start | process | import | load | first call | second call | peak memory |")
     print("|---|---|---|---:|---:|---:|---:|---:|---:|")

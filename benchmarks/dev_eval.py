@@ -30,7 +30,7 @@ outputs are the same byte for byte (``diff -r``) restored every dev set the same
 dialogue turns and voice commands come; the ASR sets stay whole documents. ``--no-ends-sentence`` leaves
 the mark of each input's last word to the model (``ends_sentence=False``) instead of closing its last sentence.
 
-``--dtype``: ``auto`` is the pipeline's default (as hf_punctcase.plan_execution plans it on this machine; --verbose says how);
+``--dtype``: ``auto`` is the pipeline's default (as hf_punctcase.loading.plan_execution plans it on this machine; --verbose says how);
 ``float32`` / ``bfloat16`` load the weights in that dtype.
 """
 

@@ -110,7 +110,7 @@ def main() -> None:
         f"TED dev2010+tst2012, {args.transcript_words:,}-word transcripts": ted_transcripts(root, args.transcript_words),
         "SwDA val conversations": swda_conversations(root, args.conversations),
     }
-    figures = {"machine": hf_punctcase.detect_hardware().describe(), "plan": str(getattr(restorer, "execution_plan", "")), "sets": {}}
+    figures = {"machine": hf_punctcase.hardware.detect_hardware().describe(), "plan": str(getattr(restorer, "execution_plan", "")), "sets": {}}
     for name, references in sets.items():
         figures["sets"][name] = compare(restorer, references)
     print(json.dumps(figures, indent=2))

@@ -28,7 +28,7 @@ Machines shared with other work: a run during which another process took one of 
 seconds below ``--min-cpu-share`` × threads × wall seconds) is left out of the medians, which say how many
 runs they hold; the medians of all runs are printed beside them.
 
-Dtypes: ``auto`` is ``pipeline("punct-case")`` with no dtype, as :func:`hf_punctcase.plan_execution` plans
+Dtypes: ``auto`` is ``pipeline("punct-case")`` with no dtype, as :func:`hf_punctcase.loading.plan_execution` plans
 it on this machine (for the default on a CPU without AMX or avx512_bf16: its int8 ONNX Runtime graph); ``float32`` is
 ``dtype=torch.float32``; ``bfloat16`` is ``dtype=torch.bfloat16``. ``--stock`` also times transformers' own
 ``pipeline("token-classification")`` (fp32, ``stride`` 64, its default windows of the tokenizer's

@@ -11,10 +11,8 @@ functions and :mod:`hf_punctcase.runtime`.
 """
 
 from .embedded import ACCURATE_MODEL_DIR, DEFAULT_MODEL_DIR, EMBEDDED_MODELS, ON_DEVICE_MODEL_DIR
-from .labels import LabelScheme, LabeledWords, build_mixed_case_lexicon
 from .restoration import RestoreOptions
 from .hardware import installed as _installed
-from .tasks import Task, TaskOption, register_task, tasks_of
 
 # The built-in head tasks (disfluencies, spoken commands, paragraphs) register from their own modules;
 # the core imports none of them.
@@ -25,26 +23,48 @@ PLUGIN_AVAILABLE = _installed("torch") and _installed("transformers")
 
 from .version import __version__
 
+#: Names that were importable from the top level and now live in their modules only: each keeps
+#: working here, with a FutureWarning that names its place, until the next release.
+_MOVED = {
+    "LabelScheme": "labels",
+    "LabeledWords": "labels",
+    "build_mixed_case_lexicon": "labels",
+    "Task": "tasks",
+    "TaskOption": "tasks",
+    "register_task": "tasks",
+    "tasks_of": "tasks",
+}
+
 if PLUGIN_AVAILABLE:
-    from .quantization import quiet_torchao_import_noise
+    from .quantization import quiet_torchao_import_noise as _quiet_torchao_import_noise
 
     # transformers imports torchao wherever it is installed (the quantize extra), which logs warnings
     # about its CUDA kernels on every CPU-only machine; the plugin itself never needs it to load a model.
-    quiet_torchao_import_noise()
+    _quiet_torchao_import_noise()
 
-    from .auto import AutoModelForJointTokenClassification, register
+    from .auto import AutoModelForJointTokenClassification
+    from .auto import register as _register_models
     from .models.cnn_bilstm import CnnBiLstmConfig, CnnBiLstmForJointTokenClassification
-    from .models.common.modeling import JointTokenClassifierOutput
     from .models.joint_transformer import JointTokenClassificationConfig, JointTokenClassificationModel
-    from .execution import ExecutionPlan
-    from .hardware import Hardware, detect_hardware
-    from .loading import plan_execution
     from .pipelines import PunctCasePipeline
-    from .checkpoints import ResolvedModel, check_model_dir, resolve
-    from .registry import PIPELINE_TASK, default_model_path, load_pipeline, register_pipeline
+    from .registry import load_pipeline
+    from .registry import register_pipeline as _register_pipeline
 
-    register()
-    register_pipeline()
+    _register_models()
+    _register_pipeline()
+
+    _MOVED.update({
+        "ExecutionPlan": "execution",
+        "Hardware": "hardware",
+        "detect_hardware": "hardware",
+        "plan_execution": "loading",
+        "ResolvedModel": "checkpoints",
+        "check_model_dir": "checkpoints",
+        "resolve": "checkpoints",
+        "PIPELINE_TASK": "registry",
+        "default_model_path": "registry",
+        "JointTokenClassifierOutput": "models.common.modeling",
+    })
 
     #: Names imported on first use (PEP 562), not with the package: what registering needs is above.
     _LAZY = {
@@ -55,38 +75,21 @@ if PLUGIN_AVAILABLE:
 
     __all__ = [
         "ACCURATE_MODEL_DIR",
+        "DEFAULT_MODEL_DIR",
+        "EMBEDDED_MODELS",
+        "ON_DEVICE_MODEL_DIR",
+        "PLUGIN_AVAILABLE",
         "AutoModelForJointTokenClassification",
         "CnnBiLstmConfig",
         "CnnBiLstmForJointTokenClassification",
         "JointTokenClassificationConfig",
         "JointTokenClassificationModel",
-        "JointTokenClassifierOutput",
-        "DEFAULT_MODEL_DIR",
-        "EMBEDDED_MODELS",
-        "ExecutionPlan",
-        "Hardware",
-        "LabelScheme",
-        "LabeledWords",
-        "PLUGIN_AVAILABLE",
         "PunctCasePipeline",
-        "ResolvedModel",
         "RestoreOptions",
         "Restorer",
         "StreamingRestorer",
-        "PIPELINE_TASK",
-        "Task",
-        "TaskOption",
-        "build_mixed_case_lexicon",
-        "check_model_dir",
-        "default_model_path",
-        "detect_hardware",
         "load_pipeline",
-        "plan_execution",
-        "register_task",
-        "resolve",
         "restore_dataset",
-        "tasks_of",
-        "ON_DEVICE_MODEL_DIR",
     ]
 else:
     # Without torch: the torch-free runtime (hf_punctcase.runtime.OnDeviceRestorer) and a stream over it.
@@ -96,27 +99,30 @@ else:
         "ACCURATE_MODEL_DIR",
         "DEFAULT_MODEL_DIR",
         "EMBEDDED_MODELS",
-        "LabelScheme",
-        "LabeledWords",
         "ON_DEVICE_MODEL_DIR",
         "PLUGIN_AVAILABLE",
         "RestoreOptions",
         "StreamingRestorer",
-        "Task",
-        "TaskOption",
-        "build_mixed_case_lexicon",
-        "register_task",
-        "tasks_of",
     ]
 
 
 def __getattr__(name: str):
-    if name in _LAZY:
-        import importlib
+    import importlib
 
+    if name in _LAZY:
         value = getattr(importlib.import_module(_LAZY[name], __name__), name)
         globals()[name] = value
         return value
+    if name in _MOVED:
+        import warnings
+
+        place = f"{__name__}.{_MOVED[name]}"
+        warnings.warn(
+            f"{__name__}.{name} is now {place}.{name}; the top-level name goes in the next release",
+            FutureWarning,
+            stacklevel=2,
+        )
+        return getattr(importlib.import_module(place), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

@@ -33,7 +33,7 @@ class AutoModelForJointTokenClassification(_BaseAutoModelClass):
     (:class:`~hf_punctcase.formats.onnx.OnnxModel`, :class:`~hf_punctcase.formats.openvino.OpenVinoModel`),
     as Optimum's classes do, so that ``pipeline("punct-case", model=export_folder)`` runs it. For the
     pipeline, ``runtime`` (``model_kwargs={"runtime": "openvino"}``) asks for a runtime other than the
-    plan's (:func:`hf_punctcase.plan_execution`)."""
+    plan's (:func:`hf_punctcase.loading.plan_execution`)."""
 
     _model_mapping = MODEL_FOR_JOINT_TOKEN_CLASSIFICATION_MAPPING
 

@@ -1,4 +1,4 @@
-"""How a model runs: :class:`ExecutionPlan`, what :func:`hf_punctcase.plan_execution` decides and every
+"""How a model runs: :class:`ExecutionPlan`, what :func:`hf_punctcase.loading.plan_execution` decides and every
 punct-case pipeline carries as ``execution_plan``. No package imports: it travels in the remote-code bundle."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """What this machine's processors can do, read off the running machine (no CPU is assumed).
 
     >>> import hf_punctcase
-    >>> hf_punctcase.detect_hardware().describe()
+    >>> hf_punctcase.hardware.detect_hardware().describe()
     'AMD EPYC (x86_64, AVX2; no AMX, no avx512_bf16, no VNNI), 2 CPUs'
 
 torch's probes of the x86 ISA (AMX tiles, avx512_bf16, VNNI), the kernel's list of ARM features

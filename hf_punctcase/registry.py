@@ -50,7 +50,7 @@ def load_pipeline(
     runs with it. ``runtime``: ``"torch"``, ``"onnxruntime"`` or ``"openvino"`` instead of the plan's
     (None or ``"auto"``: the plan's).
     Other keyword arguments go to transformers' ``pipeline()``; unless ``dtype`` is given, the model
-    runs as planned (:func:`hf_punctcase.plan_execution`; the pipeline's ``execution_plan`` says how).
+    runs as planned (:func:`hf_punctcase.loading.plan_execution`; the pipeline's ``execution_plan`` says how).
     """
     from transformers import pipeline
 

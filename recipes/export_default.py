@@ -380,14 +380,14 @@ def main() -> None:
         else:
             card.embedded_name = args.model
         card.weights_dtype = INT8_WEIGHTS if args.storage == "int8" else "fp16"
-        # What the pipeline's defaults ran here (hf_punctcase.plan_execution): the OpenVINO graph, or the int8 graph.
+        # What the pipeline's defaults ran here (hf_punctcase.loading.plan_execution): the OpenVINO graph, or the int8 graph.
         plan = getattr(restorer, "execution_plan", None)
         ran = f" ({plan.runtime}, {plan.precision}, on the CPU the export ran on)" if plan is not None else ""
         card.evaluation_notes = [
             f"The shipped {card.weights_dtype} weights through the pipeline's defaults{ran}, at batch size "
             f"{args.batch_size}; words/s on the hardware the export ran on. The defaults are the OpenVINO graph in bf16 "
             "on x86 CPUs with bf16 matrix instructions and the int8 ONNX Runtime graph on the others "
-            "(`hf_punctcase.plan_execution()`)."
+            "(`hf_punctcase.loading.plan_execution()`)."
         ]
     if args.recipe_command:
         card.recipe_command = args.recipe_command

@@ -257,7 +257,7 @@ def test_trains_a_few_steps_and_save_load_gives_the_same_outputs(tiny_cnn_tokeni
         with torch.no_grad():
             torch.testing.assert_close(loaded(**inputs).punct_logits, model(**inputs).punct_logits, rtol=0, atol=0)
             torch.testing.assert_close(loaded(**inputs).case_logits, model(**inputs).case_logits, rtol=0, atol=0)
-    assert hf_punctcase.check_model_dir(tmp_path) == str(tmp_path)
+    assert hf_punctcase.checkpoints.check_model_dir(tmp_path) == str(tmp_path)
 
 
 def test_checkpoint_carries_the_remote_code_bundle(tiny_cnn_dir):

@@ -34,7 +34,7 @@ def test_default_files_are_shipped():
     stored as int8 as the encoder's layers are."""
     from hf_punctcase.quantization import weights_size
 
-    path = hf_punctcase.default_model_path()
+    path = hf_punctcase.registry.default_model_path()
     assert weights_size(path) <= 90 * 2**20
     dtypes = {}
     for shard in ("model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"):

@@ -123,3 +123,20 @@ print(json.dumps({{"text": text, "error": error}}))
     assert done.returncode == 0, done.stderr[-2000:]
     found = json.loads(done.stdout.strip().splitlines()[-1])
     assert found["text"].split() and 'pip install "hf_punctcase[train]"' in found["error"]
+
+
+def test_the_top_level_holds_the_names_users_import_and_moved_names_warn():
+    import importlib
+    import warnings
+
+    assert len(hf_punctcase.__all__) <= 16 and all(hasattr(hf_punctcase, name) for name in hf_punctcase.__all__)
+    for name, module in hf_punctcase._MOVED.items():
+        assert name not in hf_punctcase.__all__
+        with pytest.warns(FutureWarning, match=rf"hf_punctcase\.{name} is now hf_punctcase\.{module}\.{name}"):
+            found = getattr(hf_punctcase, name)
+        assert found is getattr(importlib.import_module(f"hf_punctcase.{module}"), name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        from hf_punctcase import PunctCasePipeline, load_pipeline  # noqa: F401
+    with pytest.raises(AttributeError):
+        hf_punctcase.no_such_name  # noqa: B018

@@ -14,7 +14,7 @@ import hf_punctcase
 from hf_punctcase.inputs import split_words
 from hf_punctcase.restoration import BARE_RUN_WORDS, WrittenStretches, decode, written_words
 
-SCHEME = hf_punctcase.LabelScheme()
+SCHEME = hf_punctcase.labels.LabelScheme()
 
 
 def _flags(text: str, bare_run_words: int = BARE_RUN_WORDS) -> list[bool]:

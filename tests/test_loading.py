@@ -75,7 +75,7 @@ def test_the_auto_class_loads_an_export_folder_as_its_onnx_model(tiny_model_dir)
     given = transformers.pipeline("punct-case", model=torch_model, tokenizer=tiny_model_dir)
     assert given.execution_plan.reason == "the model as given"
     by_name = transformers.pipeline("punct-case", model=tiny_model_dir)
-    assert by_name.execution_plan == hf_punctcase.plan_execution(tiny_model_dir)
+    assert by_name.execution_plan == hf_punctcase.loading.plan_execution(tiny_model_dir)
 
 
 def test_a_checkpoint_says_what_it_prefers_on_a_cpu(tiny_model_dir):

@@ -54,7 +54,7 @@ def test_fp32_export_writes_one_model_with_config_tokenizer_record_and_card(fp32
     config = json.loads((folder / "config.json").read_text())
     assert "auto_map" not in config and "custom_pipelines" not in config  # their code stays with the checkpoint
     assert is_onnx_dir(folder) and not is_onnx_dir(family_dir)
-    assert hf_punctcase.check_model_dir(folder) == str(folder)
+    assert hf_punctcase.checkpoints.check_model_dir(folder) == str(folder)
     assert "## ONNX export" in (folder / "README.md").read_text()
     assert str(folder.parent) not in (folder / "README.md").read_text() + json.dumps(info)  # no machine paths
 
@@ -137,7 +137,7 @@ def test_an_onnx_folder_is_checked_and_runs_only_on_the_cpu(fp32_export, tmp_pat
         hf_punctcase.load_pipeline(broken)
     (broken / "model.onnx").unlink()
     with pytest.raises(FileNotFoundError, match="model.onnx"):
-        hf_punctcase.check_model_dir(broken)
+        hf_punctcase.checkpoints.check_model_dir(broken)
 
 
 def test_export_never_overwrites_and_never_leaves_a_partial_folder(tiny_cnn_dir, tmp_path, monkeypatch):

@@ -238,7 +238,7 @@ def test_evaluation_refuses_misaligned_references(tiny_pipeline):
 def test_short_texts_are_whole_sentences_in_turn():
     from hf_punctcase.evaluation import short_texts
 
-    scheme = hf_punctcase.LabelScheme()
+    scheme = hf_punctcase.labels.LabelScheme()
     references = [scheme.parse("One two. Three? Four five six. Seven eight. Nine"), scheme.parse("Ten. Eleven twelve.")]
     texts = short_texts(references, (1, 2))
     assert [(t.words, t.punct, t.case) for t in texts] == [
@@ -365,7 +365,7 @@ def _probs(scheme, punct_rows, case_rows):
     ],
 )
 def test_consistent_casing_decides_each_boundary_jointly(comma, period, upper_first, expected):
-    scheme = hf_punctcase.LabelScheme()
+    scheme = hf_punctcase.labels.LabelScheme()
     probs = _probs(
         scheme,
         [{"COMMA": comma, "PERIOD": period}, {"O": 0.997}],
@@ -382,7 +382,7 @@ def test_consistent_casing_decides_each_boundary_jointly(comma, period, upper_fi
 
 
 def test_consistent_casing_keeps_given_marks_and_passes_symbols():
-    scheme = hf_punctcase.LabelScheme()
+    scheme = hf_punctcase.labels.LabelScheme()
     words = split_words("hello. how 😀 so 3.5 what".split())
     probs = _probs(scheme, [{"O": 0.9}] * 6, [{"LOWER": 0.9}] * 6)
     probs["punct"][3] = [0.05, 0.05, 0.85, 0.05]  # a period after "so", then a number
@@ -396,7 +396,7 @@ def test_consistent_casing_keeps_given_marks_and_passes_symbols():
 def test_consistent_labels_invariants(seed, num_words, name_odds, keep):
     """Every sentence end before a word with a letter to capitalise is followed by a capital; a
     capital inside a sentence has the odds asked for; output tokens keep the decode contract."""
-    scheme = hf_punctcase.LabelScheme()
+    scheme = hf_punctcase.labels.LabelScheme()
     rng = np.random.default_rng(seed)
     vocabulary = VOCABULARY + ["3.5", "😀", "i", "nasa", "--", "x-ray"]
     marks = ["", "", ".", ",", "?"] if keep else [""]
@@ -441,7 +441,7 @@ def test_consistent_labels_invariants(seed, num_words, name_odds, keep):
 
 
 def test_consistent_labels_keep_consistent_argmax_at_odds_one():
-    scheme = hf_punctcase.LabelScheme()
+    scheme = hf_punctcase.labels.LabelScheme()
     rng = np.random.default_rng(0)
     words = split_words(random_text(random.Random(0), 400).split())
     probs = {"punct": rng.dirichlet(np.ones(4), 400), "case": rng.dirichlet(np.ones(4), 400)}
@@ -484,7 +484,7 @@ def test_pipeline_consistent_casing_option_and_probabilities(tiny_pipeline):
 def test_a_text_ends_with_the_likeliest_sentence_end(period, question, consistent_casing):
     """The last word, which the model leaves without a mark here, gets the sentence end it finds likelier;
     a piece of a text (ends_sentence=False) keeps the model's choice."""
-    scheme = hf_punctcase.LabelScheme()
+    scheme = hf_punctcase.labels.LabelScheme()
     words = split_words(["hello", "so"])
     probs = _probs(scheme, [{"O": 0.9}, {"O": 0.6, "PERIOD": period, "QUESTION": question}], [{"LOWER": 0.9}] * 2)
     closed = decode(words, probs, scheme, consistent_casing=consistent_casing)["words"]
@@ -497,7 +497,7 @@ def test_a_text_ends_with_the_likeliest_sentence_end(period, question, consisten
 
 
 def test_a_text_end_keeps_marks_written_and_what_is_not_restored():
-    scheme = hf_punctcase.LabelScheme()
+    scheme = hf_punctcase.labels.LabelScheme()
     probs = _probs(scheme, [{"O": 0.9}] * 3, [{"LOWER": 0.9}] * 3)
 
     def last(tokens, **options):
@@ -510,7 +510,7 @@ def test_a_text_end_keeps_marks_written_and_what_is_not_restored():
     assert last(["hello", "so", "what"], tasks=("case",)) == "what"  # marks are not restored
     assert last(["Hello", "so", "what"], tasks=("punct",)) == "what."
     assert decode(split_words([]), {"punct": np.zeros((0, 4)), "case": np.zeros((0, 4))}, scheme)["text"] == ""
-    commas_only = hf_punctcase.LabelScheme(punct_labels=("O", "COMMA"))
+    commas_only = hf_punctcase.labels.LabelScheme(punct_labels=("O", "COMMA"))
     rows = {"punct": np.array([[0.9, 0.1]] * 2), "case": _probs(scheme, [{}] * 2, [{"LOWER": 0.9}] * 2)["case"]}
     assert decode(split_words(["hello", "so"]), rows, commas_only)["text"] == "hello so"  # no sentence end to give
 

@@ -124,7 +124,7 @@ def test_quantized_checkpoint_restores_as_the_original(decisive_model_dir, quant
 def test_pipeline_loads_it_in_bf16_and_fp32(decisive_model_dir, quantized_dir, dtype):
     from transformers import pipeline
 
-    assert hf_punctcase.check_model_dir(quantized_dir) == quantized_dir
+    assert hf_punctcase.checkpoints.check_model_dir(quantized_dir) == quantized_dir
     pipe = pipeline("punct-case", model=quantized_dir, dtype=dtype)
     # every weight computes in the dtype asked for, the int8 ones included
     assert pipe.model.dtype == dtype

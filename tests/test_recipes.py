@@ -223,7 +223,7 @@ def test_finetune_from_the_embedded_default_on_the_users_text_and_dev_file(corpu
     summary = json.loads((final / "training_summary.json").read_text())
     assert summary["init"] == "default" and summary["global_step"] == 2
     with open(corpus, encoding="utf-8") as handle:
-        all_words = sum(len(hf_punctcase.LabelScheme().parse(json.loads(line)["text"])) for line in handle)
+        all_words = sum(len(hf_punctcase.labels.LabelScheme().parse(json.loads(line)["text"])) for line in handle)
     assert summary["pool_words"][f"text:{corpus}=1"] == all_words  # no document held back for validation or test
     assert summary["eval_corpora"] == [] and summary["validation_file"] == dev and summary["text_split"] == "all"
     assert "punct_overall_f1" in {k.removeprefix("eval_") for k in summary["dev_metrics"]}

@@ -123,7 +123,7 @@ class PunctCasePipeline(ChunkPipeline):
             one long transcript); default: when stderr is a terminal and there are more than 20 of them.
 
     The model runs in the dtype it has. ``pipeline("punct-case", model=...)`` without a ``dtype`` picks
-    the runtime and precision by what the machine has (:func:`hf_punctcase.plan_execution`: the
+    the runtime and precision by what the machine has (:func:`hf_punctcase.loading.plan_execution`: the
     default's int8 ONNX Runtime graph on CPUs without AMX or avx512_bf16, bf16 where the CPU or GPU computes in it,
     else fp32); ``execution_plan`` says what was chosen and why. A model object passed in is used as it is.
     """
