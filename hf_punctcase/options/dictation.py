@@ -151,10 +151,9 @@ def apply_commands(restored: dict, tokens: Sequence, command_scores: bool = Fals
     ``end_char`` None), ``command`` the command carried out (its phrase's, :func:`command_spans`),
     ``removed`` True, and the other fields its restored entry had (``command_score``, the head's
     probability of the label it gave; a timed word's times). Every other entry is the restored one
-    (without ``command_score`` unless ``command_scores``) with
-    ``command`` WORD, ``removed`` False and ``dictated``: the commands that attached to it, in order
-    ([] for none); a dictated mark is
-    its ``punctuation`` (COLON, SEMICOLON and EXCLAMATION included). ``sentences`` are cut at sentence
+    (without ``command_score`` unless ``command_scores``) with ``command`` WORD, ``removed`` False and
+    ``dictated``: the commands that attached to it, in order ([] for none); a dictated mark is its
+    ``punctuation`` (COLON, SEMICOLON and EXCLAMATION included). ``sentences`` are cut at sentence
     ends and breaks and refer to input word indices."""
     entries = restored["words"]
     if len(entries) != len(tokens):
