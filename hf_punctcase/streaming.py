@@ -40,7 +40,6 @@ from .restoration import (
     encode_windows,
     encoder_words,
     plan_windows,
-    window_rows,
 )
 from .options.dictation import COMMAND, CommandStream
 from .options.paragraphs import PARAGRAPH, ParagraphStream
@@ -69,8 +68,8 @@ class StreamingRestorer:
             :class:`~hf_punctcase.runtime.OnDeviceRestorer` (the stream then imports neither torch nor
             transformers), or what :func:`~hf_punctcase.load_pipeline` loads a pipeline from (a
             checkpoint folder, a Hub repo id, ``"default"`` or None for the embedded default;
-            ``load_kwargs`` go to it, e.g. ``device``, ``dtype``). The stream runs the model through
-            their ``run_windows``.
+            ``load_kwargs`` go to it, e.g. ``device``, ``dtype``). The stream drives their
+            :class:`~hf_punctcase.restoration.RestorationEngine` (``engine``).
         window_words (`int`, defaults to 40): words per window, as in the pipeline.
         context_words (`int`, defaults to 10): words of context on each side of a window's core; the
             core is ``window_words − 2 × context_words`` words (20 by default).
@@ -162,7 +161,9 @@ class StreamingRestorer:
                 f"right_context_words ({right_context_words}) must be ≥ 0 and must not exceed "
                 f"context_words ({context_words})"
             )
-        if callable(getattr(pipe_or_checkpoint, "run_windows", None)):  # a pipeline or an OnDeviceRestorer
+        # A pipeline or an OnDeviceRestorer (or the pipeline class a checkpoint carries, whose engine is
+        # its own copy of the class): anything with an engine.
+        if callable(getattr(getattr(pipe_or_checkpoint, "engine", None), "run_windows", None)):
             if load_kwargs:
                 raise TypeError(f"arguments for loading a pipeline given with a pipeline: {sorted(load_kwargs)}")
             self.pipe = pipe_or_checkpoint
@@ -175,18 +176,21 @@ class StreamingRestorer:
                 "StreamingRestorer takes a PunctCasePipeline, an OnDeviceRestorer or a checkpoint path (or 'default'), "
                 f"got {type(pipe_or_checkpoint).__name__}"
             )
+        #: The restoration engine the stream drives (the pipeline's or the runtime's): its windows run
+        #: through it and its words are decoded with its scheme, lexicon and heads.
+        self.engine = self.pipe.engine
         self.right_context_words = right_context_words
         self._commands = None
         if spoken_punctuation:
-            option_runner({COMMAND.option.name: True}, self.pipe.model_tasks)  # refuses a model without the head
+            option_runner({COMMAND.option.name: True}, self.engine.model_tasks)  # refuses a model without the head
             self._commands = CommandStream()
         self._paragraphs = None
         if paragraphs:
-            option_runner({PARAGRAPH.option.name: True}, self.pipe.model_tasks)  # refuses a model without the head
+            option_runner({PARAGRAPH.option.name: True}, self.engine.model_tasks)  # refuses a model without the head
             self._paragraphs = ParagraphStream()
         # With consistent casing the mark after word i is decided with the casing of word i + 1.
         self._lookahead = 1 if self.options.consistent_casing and CASING.name in self.options.tasks else 0
-        self._tasks = tasks_to_run(self.pipe.model_tasks, self.options)
+        self._tasks = tasks_to_run(self.engine.model_tasks, self.options)
         self._reset()
 
     @property
@@ -210,7 +214,7 @@ class StreamingRestorer:
             self._items += items
             self._words += source.words
             self._marks += source.marks
-            self._encoded += encoder_words(source, self.pipe.lowercase_input, self.pipe.tokenizer.unk_token)
+            self._encoded += encoder_words(source, self.engine.lowercase_input, self.engine.tokenizer.unk_token)
             self._received += len(items)
             if self.options.keep_punctuation:
                 for word, mark in zip(source.words, source.marks):
@@ -292,8 +296,8 @@ class StreamingRestorer:
         words = self._encoded[offset - self._base : window.end - self._base]
         local = Window(0, window.end - offset, window.core_start - offset, window.core_end - offset)
         # A window with more subwords than the model takes comes in pieces, as in the pipeline.
-        pieces = list(encode_windows(self.pipe.tokenizer, words, [local], self.pipe.max_length))
-        rows = [self.pipe.run_windows([piece], self._tasks)[0].probs for piece in pieces]
+        pieces = list(encode_windows(self.engine.tokenizer, words, [local], self.engine.max_length))
+        rows = [self.engine.run_windows([piece], self._tasks)[0].probs for piece in pieces]
         for task in rows[0]:
             held = [self._probs[task]] if task in self._probs else []
             self._probs[task] = np.concatenate(held + [piece[task] for piece in rows])
@@ -311,13 +315,13 @@ class StreamingRestorer:
         result = decode(
             InputWords(self._words[held], self._marks[held]),
             {task: probs[held] for task, probs in self._probs.items()},
-            self.pipe.scheme,
-            self.pipe.lexicon,
+            self.engine.scheme,
+            self.engine.lexicon,
             self.options.keep_punctuation,
             self.options.consistent_casing,
             self.options.tasks,
-            heads=self.pipe.heads,
-            thresholds=self.pipe.head_thresholds,
+            heads=self.engine.heads,
+            thresholds=self.engine.head_thresholds,
             # Only the stream's end is known to end a sentence; a push's last word has words to come.
             ends_sentence=last and self.options.ends_sentence,
             # Words past the decided ones are decided later; here they only neighbour the words emitted.

@@ -46,6 +46,7 @@ SHARED_FILES: dict[str, tuple[str, ...]] = {
         "hf_punctcase.restoration.sentences",
         "hf_punctcase.restoration.layout",
         "hf_punctcase.restoration.decoding",
+        "hf_punctcase.restoration.engine",
         "hf_punctcase.restoration",
     ),
     "runtime_onnx_backend.py": ("hf_punctcase.runtime.onnx_backend",),

@@ -17,6 +17,7 @@ import os
 import sys
 from collections.abc import Sequence
 
+import numpy as np
 import torch
 from transformers.pipelines.base import ChunkPipeline
 
@@ -26,17 +27,13 @@ from ..labels import LabelScheme
 from ..restoration import (
     OPTION_NAMES,
     EncodedWindow,
+    RestorationEngine,
     RestoreOptions,
     WindowRows,
     batch_rows,
-    encode_windows,
-    encoder_words,
     max_input_length,
-    padded_windows,
-    plan_windows,
-    restore_from_windows,
 )
-from ..tasks import PUNCTUATION, head_labels, head_thresholds, option_runner, tasks_of, tasks_to_run, tasks_together, window_tasks, words_read
+from ..tasks import PUNCTUATION, head_labels, head_thresholds, option_runner, tasks_of, tasks_together
 from .backends import backend_for
 
 #: Set by :class:`~hf_punctcase.AutoModelForJointTokenClassification` on a model it loaded for this
@@ -159,6 +156,14 @@ class PunctCasePipeline(ChunkPipeline):
         #: The head tasks and their labels, as decoding reads them.
         self.heads = head_labels(self.model.config)
         self.head_thresholds = head_thresholds(self.model.config)
+        #: Windows, the model's runs and decoding (:class:`~hf_punctcase.restoration.RestorationEngine`),
+        #: what the torch-free runtime and a stream drive too.
+        self.engine = RestorationEngine(
+            tokenizer=self.tokenizer, scheme=self.scheme, lexicon=self.lexicon,
+            lowercase_input=self.model.config.lowercase_input, max_length=self.max_length,
+            model_tasks=self.model_tasks, heads=self.heads, head_thresholds=self.head_thresholds,
+            run_batch=self._run_batch,
+        )
 
     def save_pretrained(self, save_directory, **kwargs):
         """Save the model (with the code that loads it and this pipeline without the plugin) and the
@@ -219,29 +224,22 @@ class PunctCasePipeline(ChunkPipeline):
     # ---- text → windows of subwords -------------------------------------------------------
     def preprocess(self, text, options: RestoreOptions, progress: bool | None = None):
         source = transcript(text)
-        words = encoder_words(source, self.model.config.lowercase_input, self.tokenizer.unk_token)
-        windows = list(plan_windows(len(source), options.window_words, options.context_words, options.vote_windows))
-        show = progress if progress is not None else (len(windows) > 20 and sys.stderr.isatty())
+        planned = self.engine.plan(source, options)
+        show = progress if progress is not None else (len(planned) > 20 and sys.stderr.isatty())
         bar = None
         if show:
             from tqdm.auto import tqdm
 
-            bar = tqdm(total=len(windows), unit="window", desc="punct-case")
+            bar = tqdm(total=len(planned), unit="window", desc="punct-case")
         # Every item carries the same keys (batches across inputs are collated key by key); the
         # input's words travel by reference, "tasks" names the heads the window runs and "is_last"
         # marks the input's final window.
-        tasks = tasks_to_run(self.model_tasks, options)
-        read = words_read(self.model_tasks, options, source.words)
         pending = None
-        for window in windows:
-            for encoded in encode_windows(self.tokenizer, words, [window], self.max_length):
-                if pending is not None:
-                    yield pending
-                pending = _item(encoded, source, window_tasks(tasks, read, encoded.core_start, len(encoded.core_positions)))
-            if bar is not None:
-                bar.update(1)
-        if pending is None:  # empty input: one empty window so that the input still yields a result
-            pending = _item(next(encode_windows(self.tokenizer, [], [], self.max_length)), source, tasks)
+        counted = None if bar is None else (lambda: bar.update(1))
+        for encoded, tasks in self.engine.windows(source, options, planned, counted):
+            if pending is not None:
+                yield pending
+            pending = _item(encoded, source, tasks)
         pending["is_last"] = True
         if bar is not None:
             bar.close()
@@ -271,12 +269,14 @@ class PunctCasePipeline(ChunkPipeline):
 
     def run_windows(self, windows: Sequence[EncodedWindow], tasks: tuple[str, ...]) -> list[WindowRows]:
         """Run the model on windows in one call, padded on the right (pad id, mask 0): each window's rows
-        of its core words. What a :class:`~hf_punctcase.StreamingRestorer` drives; the torch-free
+        of its core words (:meth:`RestorationEngine.run_windows
+        <hf_punctcase.restoration.RestorationEngine.run_windows>`); the torch-free
         :class:`~hf_punctcase.runtime.OnDeviceRestorer` has the same method."""
-        ids, mask = padded_windows(windows, self.tokenizer.pad_token_id or 0)
+        return self.engine.run_windows(windows, tasks)
+
+    def _run_batch(self, ids: np.ndarray, mask: np.ndarray, tasks: tuple[str, ...]) -> dict[str, np.ndarray]:
         with self.device_placement(), self.get_inference_context()():
-            probs = self.backend(torch.from_numpy(ids).to(self.device), torch.from_numpy(mask).to(self.device), tasks=tasks)
-        return batch_rows(probs, windows)
+            return self.backend(torch.from_numpy(ids).to(self.device), torch.from_numpy(mask).to(self.device), tasks=tasks)
 
     # ---- per-word probabilities → labels → text ------------------------------------------
     def postprocess(self, model_outputs, options: RestoreOptions):
@@ -284,7 +284,7 @@ class PunctCasePipeline(ChunkPipeline):
         if isinstance(source, list):  # batch_size=1 keeps the collated list of one
             source = source[0]
         windows = [window for output in model_outputs for window in _unbatched(output["probs"])]
-        return restore_from_windows(source, windows, self.scheme, self.lexicon, options, self.heads, self.head_thresholds)
+        return self.engine.result(source, windows, options)
 
 
 def _item(encoded, source: InputWords, tasks: tuple[str, ...]) -> dict:

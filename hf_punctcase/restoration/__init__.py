@@ -6,8 +6,10 @@
 One module per job: :mod:`~hf_punctcase.restoration.words` (which words pass through, what the encoder
 sees), :mod:`~hf_punctcase.restoration.windows` (windows, subwords, per-word rows),
 :mod:`~hf_punctcase.restoration.decoding` (labels and the restored text),
-:mod:`~hf_punctcase.restoration.sentences` (offsets, sentences) and
-:mod:`~hf_punctcase.restoration.options` (:class:`RestoreOptions`, what a call may ask for).
+:mod:`~hf_punctcase.restoration.sentences` (offsets, sentences),
+:mod:`~hf_punctcase.restoration.options` (:class:`RestoreOptions`, what a call may ask for) and
+:mod:`~hf_punctcase.restoration.engine` (:class:`RestorationEngine`, the stages together for one model,
+which the pipeline, the torch-free runtime and a stream each drive).
 
 Every model family and runtime shares these functions: the transformers pipeline (torch) runs the model
 between ``encode_windows`` and ``word_probabilities``, and a runtime without torch does the same with
@@ -37,6 +39,7 @@ from .decoding import (
     restore_from_windows,
     written_words,
 )
+from .engine import RestorationEngine
 from .options import OPTION_NAMES, RESTORED_TASKS, RestoreOptions, check_tasks
 from .sentences import add_char_offsets, char_offsets, is_sentence_end, sentences
 from .windows import (
@@ -70,6 +73,7 @@ __all__ = [
     "NAME_ODDS",
     "OPTION_NAMES",
     "RESTORED_TASKS",
+    "RestorationEngine",
     "RestoreOptions",
     "SENTENCE_END_LABELS",
     "Window",

@@ -13,24 +13,12 @@ import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-import numpy as np
 
 from ..execution import ONNXRUNTIME
 from ..inputs import InputWords, parse_inputs, transcript
 from ..labels import LabelScheme
-from ..restoration import (
-    EncodedWindow,
-    RestoreOptions,
-    WindowRows,
-    batch_rows,
-    encode_windows,
-    encoder_words,
-    max_input_length,
-    padded_windows,
-    plan_windows,
-    restore_from_windows,
-)
-from ..tasks import head_labels, head_thresholds, option_runner, tasks_of, tasks_to_run, tasks_together, window_tasks, words_read
+from ..restoration import EncodedWindow, RestorationEngine, RestoreOptions, WindowRows, max_input_length
+from ..tasks import head_labels, head_thresholds, option_runner, tasks_of
 from .onnx_backend import OnnxBackend, read_export_info
 from .tokenizer import RuntimeTokenizer
 
@@ -124,6 +112,13 @@ class OnDeviceRestorer:
         self.head_thresholds = settings["head_thresholds"]
         self.backend.check_heads(settings["labels"])
         self.batch_size = batch_size
+        #: Windows, the model's runs and decoding (:class:`~hf_punctcase.restoration.RestorationEngine`),
+        #: as the pipeline drives them.
+        self.engine = RestorationEngine(
+            tokenizer=self.tokenizer, scheme=self.scheme, lexicon=self.lexicon, lowercase_input=self.lowercase_input,
+            max_length=self.max_length, model_tasks=self.model_tasks, heads=self.heads,
+            head_thresholds=self.head_thresholds, run_batch=lambda ids, mask, tasks: self.backend(ids, mask, tasks),
+        )
 
     # ---- inputs ---------------------------------------------------------------------------------
     def __call__(
@@ -149,60 +144,17 @@ class OnDeviceRestorer:
         return results[0] if single else results
 
     # ---- windows → model → words ------------------------------------------------------------------
-    def _windows(self, source: InputWords, options: RestoreOptions) -> Iterator[EncodedWindow]:
-        """The pipeline's windows of one input: its words as the model sees them, planned and tokenised."""
-        words = encoder_words(source, self.lowercase_input, self.tokenizer.unk_token)
-        windows = list(plan_windows(len(source), options.window_words, options.context_words, options.vote_windows))
-        return encode_windows(self.tokenizer, words, windows, self.max_length)
-
     def _stream(self, sources: list[InputWords], options: RestoreOptions) -> Iterator[dict]:
-        """Results in input order; each input is decoded as soon as its last window has run, and
-        windows of consecutive inputs share ONNX Runtime calls (``batch_size`` windows each), which run
-        the heads that any of their windows runs."""
-        done: list[list[WindowRows]] = [[] for _ in sources]
-        tasks = tasks_to_run(self.model_tasks, options)
-        expected = [0] * len(sources)
-        batch: list[tuple[int, EncodedWindow, tuple[str, ...]]] = []
-        next_result = 0
-
-        def ready(planned: int) -> Iterator[dict]:
-            # Inputs before `planned` have all their windows planned; each is done once they have run.
-            nonlocal next_result
-            while next_result < planned and len(done[next_result]) == expected[next_result]:
-                yield self._result(sources[next_result], done[next_result], options)
-                done[next_result] = []
-                next_result += 1
-
-        for index, source in enumerate(sources):
-            read = words_read(self.model_tasks, options, source.words)
-            for window in self._windows(source, options):
-                expected[index] += 1
-                batch.append((index, window, window_tasks(tasks, read, window.core_start, len(window.core_positions))))
-                if len(batch) == self.batch_size:
-                    self._run(batch, done)
-                    batch = []
-                    yield from ready(index)
-            yield from ready(index + 1)
-        if batch:
-            self._run(batch, done)
-        yield from ready(len(sources))
-
-    def _run(self, batch: list[tuple[int, EncodedWindow, tuple[str, ...]]], done: list[list[WindowRows]]) -> None:
-        """One ONNX Runtime call over a batch of windows; each window's rows of its core words go to its input."""
-        tasks = tasks_together(window_tasks for _, _, window_tasks in batch)
-        for (index, _, _), rows in zip(batch, self.run_windows([window for _, window, _ in batch], tasks)):
-            done[index].append(rows)
+        """Results in input order; windows of consecutive inputs share ONNX Runtime calls
+        (``batch_size`` windows each: :meth:`RestorationEngine.restore
+        <hf_punctcase.restoration.RestorationEngine.restore>`)."""
+        return self.engine.restore(sources, options, self.batch_size)
 
     def run_windows(self, windows: Sequence[EncodedWindow], tasks: tuple[str, ...]) -> list[WindowRows]:
         """Run the model on windows in one call, padded on the right as the pipeline pads them (pad id,
         mask 0): each window's rows of its core words. What a :class:`~hf_punctcase.StreamingRestorer`
         drives, as it drives the pipeline's."""
-        ids, mask = padded_windows(windows, self.tokenizer.pad_token_id or 0)
-        probs = self.backend(ids, mask, tasks)
-        return batch_rows(probs, windows)
-
-    def _result(self, source: InputWords, windows: list[WindowRows], options: RestoreOptions) -> dict:
-        return restore_from_windows(source, windows, self.scheme, self.lexicon, options, self.heads, self.head_thresholds)
+        return self.engine.run_windows(windows, tasks)
 
 
 __all__ = ["OnDeviceRestorer", "read_export_settings"]
