@@ -67,3 +67,25 @@ def test_refuses_a_missing_column_and_workers_for_a_stream(tiny_model_dir):
         hf_punctcase.restore_dataset(dataset, model=tiny_model_dir)
     with pytest.raises(ValueError, match="num_proc applies to a datasets.Dataset"):
         hf_punctcase.restore_dataset(dataset.to_iterable_dataset(), column="transcript", model=tiny_model_dir, num_proc=2)
+
+
+def test_a_dropped_restorer_is_freed_at_once_so_that_no_forked_worker_finalises_its_runtime(tiny_model_dir):
+    """A restorer and its engine form no reference cycle: dropped, a pipeline or an OnDeviceRestorer (its
+    ONNX Runtime session) is freed at once. Left to the cyclic collector, it was finalised in a worker
+    that datasets.map forked, where ONNX Runtime's destructor waited forever on its thread pool's lock."""
+    import gc
+    import weakref
+
+    from hf_punctcase.runtime import OnDeviceRestorer
+
+    gc.collect()
+    gc.disable()
+    try:
+        for make in (lambda: OnDeviceRestorer("on-device"), lambda: hf_punctcase.load_pipeline(tiny_model_dir)):
+            restorer = make()
+            assert restorer("so what are the risks")["text"]
+            freed = weakref.ref(restorer)
+            del restorer
+            assert freed() is None
+    finally:
+        gc.enable()

@@ -34,6 +34,7 @@ from ..restoration import (
     max_input_length,
 )
 from ..tasks import PUNCTUATION, head_labels, head_thresholds, option_runner, tasks_of, tasks_together
+from ..restoration.engine import weakly_bound
 from .backends import backend_for
 
 #: Set by :class:`~hf_punctcase.AutoModelForJointTokenClassification` on a model it loaded for this
@@ -162,7 +163,7 @@ class PunctCasePipeline(ChunkPipeline):
             tokenizer=self.tokenizer, scheme=self.scheme, lexicon=self.lexicon,
             lowercase_input=self.model.config.lowercase_input, max_length=self.max_length,
             model_tasks=self.model_tasks, heads=self.heads, head_thresholds=self.head_thresholds,
-            run_batch=self._run_batch,
+            run_batch=weakly_bound(self._run_batch),
         )
 
     def save_pretrained(self, save_directory, **kwargs):

@@ -12,6 +12,7 @@ the engine's scheme, lexicon and heads. Only NumPy and a tokenizer are needed he
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -30,6 +31,23 @@ from .words import encoder_words
 RunBatch = Callable[[np.ndarray, np.ndarray, tuple[str, ...]], Mapping[str, np.ndarray]]
 
 
+def weakly_bound(method: Callable) -> Callable:
+    """A bound method called through a weak reference to its object: what a restorer gives its own
+    engine as ``run_batch``, so that the restorer and its engine form no reference cycle. With one, a
+    dropped restorer (its ONNX Runtime session, its compiled graph) waits for the cyclic garbage
+    collector, which may first run in a process forked in the meantime (``datasets.map`` with
+    ``num_proc``), where a runtime's destructor waits forever on its threads' locks."""
+    reference = weakref.WeakMethod(method)
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        bound = reference()
+        if bound is None:
+            raise ReferenceError("the restorer that this restoration engine runs through has been freed")
+        return bound(*args, **kwargs)
+
+    return call
+
+
 class RestorationEngine:
     """Restoration with one model, whatever runs it.
 
@@ -42,7 +60,8 @@ class RestorationEngine:
         model_tasks: the model's tasks (:func:`~hf_punctcase.tasks.tasks_of`).
         heads: its head tasks and their labels (:func:`~hf_punctcase.tasks.head_labels`).
         head_thresholds: the decision thresholds its config sets (:func:`~hf_punctcase.tasks.head_thresholds`).
-        run_batch: the runtime's call (:data:`RunBatch`).
+        run_batch: the runtime's call (:data:`RunBatch`); a restorer's own method goes in through
+            :func:`weakly_bound`.
     """
 
     def __init__(
@@ -148,4 +167,4 @@ class RestorationEngine:
         yield from ready(len(sources))
 
 
-__all__ = ["RestorationEngine", "RunBatch"]
+__all__ = ["RestorationEngine", "RunBatch", "weakly_bound"]

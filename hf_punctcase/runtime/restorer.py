@@ -18,6 +18,7 @@ from ..execution import ONNXRUNTIME
 from ..inputs import InputWords, parse_inputs, transcript
 from ..labels import LabelScheme
 from ..restoration import EncodedWindow, RestorationEngine, RestoreOptions, WindowRows, max_input_length
+from ..restoration.engine import weakly_bound
 from ..tasks import head_labels, head_thresholds, option_runner, tasks_of
 from .onnx_backend import OnnxBackend, read_export_info
 from .tokenizer import RuntimeTokenizer
@@ -117,7 +118,7 @@ class OnDeviceRestorer:
         self.engine = RestorationEngine(
             tokenizer=self.tokenizer, scheme=self.scheme, lexicon=self.lexicon, lowercase_input=self.lowercase_input,
             max_length=self.max_length, model_tasks=self.model_tasks, heads=self.heads,
-            head_thresholds=self.head_thresholds, run_batch=lambda ids, mask, tasks: self.backend(ids, mask, tasks),
+            head_thresholds=self.head_thresholds, run_batch=weakly_bound(self._run_batch),
         )
 
     # ---- inputs ---------------------------------------------------------------------------------
@@ -149,6 +150,9 @@ class OnDeviceRestorer:
         (``batch_size`` windows each: :meth:`RestorationEngine.restore
         <hf_punctcase.restoration.RestorationEngine.restore>`)."""
         return self.engine.restore(sources, options, self.batch_size)
+
+    def _run_batch(self, ids, mask, tasks: tuple[str, ...]) -> dict:
+        return self.backend(ids, mask, tasks)
 
     def run_windows(self, windows: Sequence[EncodedWindow], tasks: tuple[str, ...]) -> list[WindowRows]:
         """Run the model on windows in one call, padded on the right as the pipeline pads them (pad id,
