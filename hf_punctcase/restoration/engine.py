@@ -141,7 +141,7 @@ class RestorationEngine:
         next_result = 0
 
         def run() -> None:
-            tasks = tasks_together(window_tasks for _, _, window_tasks in batch)
+            tasks = tasks_together(tasks_of_window for _, _, tasks_of_window in batch)
             for (index, _, _), rows in zip(batch, self.run_windows([window for _, window, _ in batch], tasks)):
                 done[index].append(rows)
             batch.clear()

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 
 from ..execution import ONNXRUNTIME
-from ..inputs import InputWords, parse_inputs, transcript
+from ..inputs import parse_inputs, transcript
 from ..labels import LabelScheme
 from ..restoration import EncodedWindow, RestorationEngine, RestoreOptions, WindowRows, max_input_length
 from ..restoration.engine import weakly_bound
@@ -141,16 +141,11 @@ class OnDeviceRestorer:
         except TypeError as error:
             raise TypeError(f"OnDeviceRestorer: {error}") from None
         items, single = parse_inputs(inputs, is_split_into_words, caller="OnDeviceRestorer")
-        results = list(self._stream([transcript(item) for item in items], chosen))
+        # Windows of consecutive inputs share ONNX Runtime calls of batch_size windows each.
+        results = list(self.engine.restore([transcript(item) for item in items], chosen, self.batch_size))
         return results[0] if single else results
 
     # ---- windows → model → words ------------------------------------------------------------------
-    def _stream(self, sources: list[InputWords], options: RestoreOptions) -> Iterator[dict]:
-        """Results in input order; windows of consecutive inputs share ONNX Runtime calls
-        (``batch_size`` windows each: :meth:`RestorationEngine.restore
-        <hf_punctcase.restoration.RestorationEngine.restore>`)."""
-        return self.engine.restore(sources, options, self.batch_size)
-
     def _run_batch(self, ids, mask, tasks: tuple[str, ...]) -> dict:
         return self.backend(ids, mask, tasks)
 
