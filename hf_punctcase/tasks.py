@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from .inputs import parse_inputs
 from .labels import DEFAULT_CASE_LABELS, DEFAULT_PUNCT_LABELS
 
 
@@ -347,6 +348,21 @@ def option_runner(options: dict[str, Any], model_tasks: Sequence[Task], model: s
     return _together(tuple(sorted(chosen, key=lambda option: -option.rank)))
 
 
+def finish_each(restore: Callable, inputs: Any, is_split_into_words: bool, finish: Callable, **options: Any) -> Any:
+    """What an option's run (:attr:`TaskOption.run`) that finishes one restoration returns: ``restore``
+    (the restorer's own call) on ``inputs`` with ``options``, then ``finish(result, words)`` for each
+    transcript, ``words`` its words as given (str or timed dicts); one result for one transcript, a
+    list for a batch ([] for an empty batch)."""
+    items, single = parse_inputs(inputs, is_split_into_words)
+    if not items:
+        return []
+    batch = [inputs] if single else list(inputs)
+    restored = restore(inputs, is_split_into_words, **options)
+    tokens = [item.split() if isinstance(item, str) else list(item) for item in batch]
+    results = [finish(result, words) for result, words in zip([restored] if single else restored, tokens)]
+    return results[0] if single else results
+
+
 def _together(options: Sequence[TaskOption]) -> Callable:
     """One run of ``options`` (outermost first): each restores through the ones after it."""
     outer, inner = options[0], options[1:]
@@ -391,6 +407,7 @@ __all__ = [
     "TaskOption",
     "head_labels",
     "head_tasks",
+    "finish_each",
     "head_thresholds",
     "option_runner",
     "register_task",

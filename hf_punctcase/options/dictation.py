@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..inputs import parse_inputs, written_word
+from ..inputs import written_word
 from ..labels import (
     COMMAND_LABELS,
     MARK_OF_LABEL,
@@ -28,7 +28,7 @@ from ..labels import (
     split_trailing_marks,
 )
 from ..restoration.layout import BREAK_COMMANDS, dictated_separator, laid_out_sentences, paragraph_spans, place_words
-from ..tasks import Task, TaskOption, register_task
+from ..tasks import Task, TaskOption, finish_each, register_task
 #: Every spoken phrase as its words, with its command, the longest first.
 _PHRASES = sorted(
     ((phrase.split(), command) for command, phrases in SPOKEN_COMMANDS.items() for phrase in phrases),
@@ -214,18 +214,12 @@ def restore_with_spoken_punctuation(restore, inputs, is_split_into_words: bool, 
     The head runs only on the windows that hold a word of a command phrase (:func:`phrase_words`; the
     restoration's ``option_heads``): the labels of no other word are read. With
     ``return_commands=True`` it runs on every window and every word keeps its ``command_score``."""
-    items, single = parse_inputs(inputs, is_split_into_words)
-    if not items:
-        return []
-    batch = [inputs] if single else list(inputs)
     scores = bool(options.get("return_commands"))
     if not scores:
         options = {**options, "option_heads": tuple(options.get("option_heads") or ()) + (COMMAND.name,)}
-    first = restore(inputs, is_split_into_words, **options)
-    first = [first] if single else first
-    tokens = [item.split() if isinstance(item, str) else list(item) for item in batch]
-    results = [apply_commands(result, words, command_scores=scores) for result, words in zip(first, tokens)]
-    return results[0] if single else results
+    return finish_each(
+        restore, inputs, is_split_into_words, lambda result, words: apply_commands(result, words, command_scores=scores), **options
+    )
 
 
 COMMAND = register_task(

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..inputs import parse_inputs
 from ..labels import PARAGRAPH_LABELS
 from ..restoration.layout import (
     PARAGRAPH_BREAK,
@@ -26,7 +25,7 @@ from ..restoration.layout import (
     separators_in,
     text_span,
 )
-from ..tasks import Task, TaskOption, register_task
+from ..tasks import Task, TaskOption, finish_each, register_task
 
 def cut_into_paragraphs(restored: dict) -> dict:
     """``restored`` (a restoration whose words carry ``paragraph_end``) with a blank line between its
@@ -75,12 +74,7 @@ class ParagraphStream:
 def restore_in_paragraphs(restore, inputs, is_split_into_words: bool, **options):
     """``paragraphs=True`` for a restorer (the pipeline, the torch-free runtime): one restoration, then
     :func:`cut_into_paragraphs`. ``restore(inputs, is_split_into_words, **options)`` is the restorer's own call."""
-    items, single = parse_inputs(inputs, is_split_into_words)
-    if not items:
-        return []
-    first = restore(inputs, is_split_into_words, **options)
-    results = [cut_into_paragraphs(result) for result in ([first] if single else first)]
-    return results[0] if single else results
+    return finish_each(restore, inputs, is_split_into_words, lambda result, _: cut_into_paragraphs(result), **options)
 
 
 PARAGRAPH = register_task(
