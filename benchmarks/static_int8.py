@@ -52,12 +52,12 @@ def corpus_texts(corpus: str, data_dir: Path | None):
         yield example["words"]
 
 
-def calibration_windows(tokenizer, count: int, corpora: list[str], data_dir: Path | None) -> list[dict[str, np.ndarray]]:
-    """``count`` windows, an equal share from each corpus's training documents, as the pipeline sends
-    them (batch of one), at most :data:`WINDOWS_PER_DOCUMENT` a document, so that many speakers and
-    topics set the scales."""
+def calibration_windows(engine, count: int, corpora: list[str], data_dir: Path | None) -> list[dict[str, np.ndarray]]:
+    """``count`` windows, an equal share from each corpus's training documents, as ``engine`` (the
+    pipeline's restoration engine for the model) cuts and tokenises them (batch of one), at most
+    :data:`WINDOWS_PER_DOCUMENT` a document, so that many speakers and topics set the scales."""
     from hf_punctcase.inputs import transcript
-    from hf_punctcase.restoration import RestoreOptions, encode_windows, encoder_words, plan_windows
+    from hf_punctcase.restoration import RestoreOptions
 
     options = RestoreOptions()
     windows = []
@@ -66,9 +66,7 @@ def calibration_windows(tokenizer, count: int, corpora: list[str], data_dir: Pat
         taken = 0
         for document in corpus_texts(corpus, data_dir):
             source = transcript(" ".join(word.lower() for word in document))
-            words = encoder_words(source, True, tokenizer.unk_token)
-            planned = plan_windows(len(source), options.window_words, options.context_words)
-            for window in itertools.islice(encode_windows(tokenizer, words, list(planned), 512), WINDOWS_PER_DOCUMENT):
+            for window, _ in itertools.islice(engine.windows(source, options), WINDOWS_PER_DOCUMENT):
                 windows.append({
                     "input_ids": np.asarray([window.input_ids], dtype=np.int64),
                     "attention_mask": np.asarray([window.attention_mask], dtype=np.int64),
@@ -97,10 +95,10 @@ def main() -> None:
     from onnxruntime.quantization import CalibrationDataReader, CalibrationMethod, QuantFormat, QuantType, quantize_static
     from transformers import AutoModelForTokenClassification, AutoTokenizer
 
-    import hf_punctcase  # noqa: F401  (registers the model type for AutoModelForTokenClassification)
     from hf_punctcase.embedded import DEFAULT_MODEL_DIR
     from hf_punctcase.export.cache import keeps_float
     from hf_punctcase.export.onnx_graph import write_export
+    from hf_punctcase.runtime import OnDeviceRestorer
     from hf_punctcase.runtime.onnx_backend import EXPORT_INFO_FILE, ONNX_MODEL_FILE
 
     out = Path(args.out)
@@ -111,8 +109,10 @@ def main() -> None:
         fp32.mkdir(parents=True)
         model = AutoModelForTokenClassification.from_pretrained(DEFAULT_MODEL_DIR, dtype="float32")
         write_export(model, AutoTokenizer.from_pretrained(DEFAULT_MODEL_DIR), fp32, source="default")
-    tokenizer = AutoTokenizer.from_pretrained(fp32)
-    windows = calibration_windows(tokenizer, args.windows, args.corpora, args.data_dir)
+    # The fp32 export's own restorer: its engine cuts and tokenises windows as the pipeline does.
+    fp32_restorer = OnDeviceRestorer(fp32)
+    windows = calibration_windows(fp32_restorer.engine, args.windows, args.corpora, args.data_dir)
+    del fp32_restorer
 
     class Windows(CalibrationDataReader):
         def __init__(self):
