@@ -61,7 +61,7 @@ from hf_punctcase.hardware import detect_hardware
 from hf_punctcase.checkpoints import resolve
 from hf_punctcase.formats import is_onnx_dir
 from hf_punctcase.runtime import OnDeviceRestorer
-from hf_punctcase.runtime.onnx_backend import import_onnxruntime, read_export_info
+from hf_punctcase.backends.onnxruntime import import_onnxruntime, read_export_info
 
 
 

@@ -99,7 +99,7 @@ def main() -> None:
     from hf_punctcase.export.cache import keeps_float
     from hf_punctcase.export.onnx_graph import write_export
     from hf_punctcase.runtime import OnDeviceRestorer
-    from hf_punctcase.runtime.onnx_backend import EXPORT_INFO_FILE, ONNX_MODEL_FILE
+    from hf_punctcase.backends.onnxruntime import EXPORT_INFO_FILE, ONNX_MODEL_FILE
 
     out = Path(args.out)
     fp32, graph = out / "fp32", out / "graph"

@@ -114,15 +114,9 @@ def __getattr__(name: str):
         globals()[name] = value
         return value
     if name in _MOVED:
-        import warnings
+        from .moved import moved_name
 
-        place = f"{__name__}.{_MOVED[name]}"
-        warnings.warn(
-            f"{__name__}.{name} is now {place}.{name}; the top-level name goes in the next release",
-            FutureWarning,
-            stacklevel=2,
-        )
-        return getattr(importlib.import_module(place), name)
+        return moved_name(__name__, name, f"{__name__}.{_MOVED[name]}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

@@ -40,9 +40,14 @@ class Hardware:
     openvino: bool = False
 
     @property
+    def x86_bf16(self) -> bool:
+        """bf16 matrix instructions on an x86 CPU (AMX or avx512_bf16): OpenVINO runs graphs in bf16 there."""
+        return self.amx or self.avx512_bf16
+
+    @property
     def cpu_bf16(self) -> bool:
         """bf16 matrix instructions on the CPU (AMX, avx512_bf16 or ARM's BF16): bf16 beats fp32 there."""
-        return self.amx or self.avx512_bf16 or self.arm_bf16
+        return self.x86_bf16 or self.arm_bf16
 
     def describe(self) -> str:
         """One line: CPU, ISA and the features the rule reads, GPUs if any."""

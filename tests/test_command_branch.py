@@ -210,7 +210,7 @@ def _ids(tokenizer, tensors: str):
 def test_the_onnx_runtime_backend_holds_the_sessions_its_calls_use_and_cuts_without_onnx_too(
     command_model_dir, tiny_tokenizer, tmp_path, monkeypatch
 ):
-    from hf_punctcase.runtime.onnx_backend import OnnxBackend
+    from hf_punctcase.backends.onnxruntime import OnnxBackend
 
     export_onnx(_branched_folder(command_model_dir, tiny_tokenizer, tmp_path / "branched"), tmp_path / "onnx")
     ids = _ids(tiny_tokenizer, "np")

@@ -98,31 +98,39 @@ def test_the_layers_written_in_pyproject_hold():
     assert "0 broken" in done.stdout
 
 
-def test_a_plain_install_restores_without_accelerate_and_training_names_its_extra(tiny_model_dir):
-    """accelerate is the train extra's (transformers' Trainer runs on it): where it is not installed, the
-    plugin imports, registers and restores without it, and ``hf_punctcase.training`` says which extra
-    installs it."""
+def test_a_plain_install_restores_without_the_training_and_metric_extras_and_each_names_its_extra(tiny_model_dir):
+    """accelerate (transformers' Trainer), evaluate and scikit-learn (the metric) are extras': where they
+    are not installed, the plugin imports, registers, restores and saves without them, and each part
+    that needs them says which extra installs them."""
     import json
     import subprocess
     import sys
 
     script = f"""
-import json, sys
-sys.modules["accelerate"] = None  # as where it is not installed: find_spec gives None, import fails
+import json, sys, tempfile
+for name in ("accelerate", "evaluate", "sklearn"):
+    sys.modules[name] = None  # as where it is not installed: find_spec gives None, import fails
 import hf_punctcase
 from transformers import pipeline
-text = pipeline("punct-case", model={tiny_model_dir!r})("so what are the risks i am not technical")["text"]
-try:
-    import hf_punctcase.training
-    error = ""
-except ImportError as caught:
-    error = str(caught)
-print(json.dumps({{"text": text, "error": error}}))
+pipe = pipeline("punct-case", model={tiny_model_dir!r})
+text = pipe("so what are the risks i am not technical")["text"]
+pipe.model.save_pretrained(tempfile.mkdtemp())
+errors = {{}}
+for module in ("hf_punctcase.training", "hf_punctcase.metrics"):
+    try:
+        __import__(module)
+        errors[module] = ""
+    except ImportError as caught:
+        errors[module] = str(caught)
+print(json.dumps({{"text": text, "errors": errors}}))
 """
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
     assert done.returncode == 0, done.stderr[-2000:]
     found = json.loads(done.stdout.strip().splitlines()[-1])
-    assert found["text"].split() and 'pip install "hf_punctcase[train]"' in found["error"]
+    assert found["text"].split()
+    assert 'pip install "hf_punctcase[train]"' in found["errors"]["hf_punctcase.training"]
+    assert 'pip install "hf_punctcase[metric]"' in found["errors"]["hf_punctcase.metrics"]
+    assert "scikit-learn" in found["errors"]["hf_punctcase.metrics"]
 
 
 def test_the_top_level_holds_the_names_users_import_and_moved_names_warn():

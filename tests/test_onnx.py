@@ -17,7 +17,7 @@ import hf_punctcase
 from hf_punctcase.export import onnx_graph
 from hf_punctcase.export.onnx import PARITY_TEXTS, export_onnx, label_agreement
 from hf_punctcase.formats.onnx import OnnxModel
-from hf_punctcase.pipelines import OnnxBackend, TorchBackend
+from hf_punctcase.backends import OnnxBackend, TorchBackend
 from hf_punctcase.checkpoints import CheckpointError
 from hf_punctcase.formats import is_onnx_dir
 

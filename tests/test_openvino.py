@@ -22,7 +22,8 @@ from hf_punctcase.loading import INT8_GRAPH, Artifacts, plan
 from conftest import assert_same_restoration
 
 pytest.importorskip("openvino", reason="OpenVINO is not installed")
-from hf_punctcase.formats.openvino import OPENVINO_MODEL_FILE, OPENVINO_WEIGHTS_FILE, OpenVinoBackend, OpenVinoModel  # noqa: E402
+from hf_punctcase.backends.openvino import OpenVinoBackend
+from hf_punctcase.formats.openvino import OPENVINO_MODEL_FILE, OPENVINO_WEIGHTS_FILE, OpenVinoModel  # noqa: E402
 
 TEXTS = ["so what are the risks i am not technical " * n for n in (1, 6, 2)] + ["hello there"]
 AMX = Hardware(cpu="test CPU", machine="x86_64", cpus=2, isa="AVX512", amx=True, avx512_bf16=True, vnni=True, openvino=True)

@@ -33,7 +33,7 @@ import os
 import shutil
 from pathlib import Path
 
-from ..runtime.onnx_backend import ONNX_MODEL_FILE
+from ..backends.onnxruntime import ONNX_MODEL_FILE
 
 logger = logging.getLogger(__name__)
 
@@ -224,7 +224,7 @@ def build_graph(folder: str | os.PathLike, model, tokenizer, kind: str = "int8")
     _, what = GRAPHS[kind]
     # Fail before tracing when the converter's dependency is missing.
     if kind == "openvino":
-        from ..formats.openvino import import_openvino
+        from ..backends.openvino import import_openvino
 
         import_openvino()
     else:
@@ -255,7 +255,8 @@ def _write_graph(model, tokenizer, staging: Path, kind: str, source: str) -> Non
     if kind == "int8":
         write_export(model, tokenizer, staging, source=source, int8="per_token", keep_float=keeps_float)
         return
-    from ..formats.openvino import OPENVINO_MODEL_FILE, import_openvino
+    from ..backends.openvino import import_openvino
+    from ..formats.openvino import OPENVINO_MODEL_FILE
 
     openvino = import_openvino()
     write_export(model, tokenizer, staging, source=source)

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..atomic_files import atomic_directory
-from ..runtime.onnx_backend import EXPORT_INFO_FILE, ONNX_MODEL_FILE
+from ..backends.onnxruntime import EXPORT_INFO_FILE, ONNX_MODEL_FILE
 from .onnx_graph import DEFAULT_OPSET, INT8_OP_TYPES, WEIGHT_TYPES, check_export_options, write_export
 
 #: Transcripts the export compares the torch and ONNX models on when none are given: ASR-like text of
@@ -191,7 +191,7 @@ def export_onnx(
     from ..auto import AutoModelForJointTokenClassification
     from ..checkpoints import resolve
     from ..pipelines import PIPELINE_TASK
-    from ..runtime.onnx_backend import import_onnxruntime
+    from ..backends.onnxruntime import import_onnxruntime
 
     check_export_options(int8, per_channel, weight_type)  # before any work
     import_onnxruntime()  # fail before any work when ONNX Runtime is missing

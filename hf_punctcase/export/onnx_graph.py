@@ -19,7 +19,8 @@ import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from ..runtime.onnx_backend import EXPORT_INFO_FILE, INPUT_NAMES, LOGITS_SUFFIX, ONNX_MODEL_FILE
+from ..backends.base import INPUT_NAMES, LOGITS_SUFFIX
+from ..backends.onnxruntime import EXPORT_INFO_FILE, ONNX_MODEL_FILE
 
 #: The ONNX opset the graphs are written in (LayerNormalization is an operator from opset 17 on).
 DEFAULT_OPSET = 17
@@ -31,7 +32,7 @@ def _logits_module(model, tasks: Sequence[str]):
     """The model as a module returning one logits tensor per task, in ``tasks`` order (what ONNX outputs)."""
     import torch
 
-    from ..pipelines.backends import task_logits
+    from ..backends.torch import task_logits
 
     class TaskLogits(torch.nn.Module):
         def __init__(self):
@@ -63,7 +64,7 @@ def write_onnx(model, path: str | os.PathLike, opset: int = DEFAULT_OPSET) -> li
     model is put in eval mode and cast to fp32 in place. Returns the output names."""
     import torch
 
-    from ..pipelines.backends import task_logits
+    from ..backends.torch import task_logits
 
     model = model.float().eval()
     input_ids, attention_mask = _trace_inputs(model)
@@ -161,7 +162,7 @@ def write_export(
     The model is cast to fp32 in place (:func:`write_onnx`)."""
     import torch
 
-    from ..runtime.onnx_backend import import_onnxruntime
+    from ..backends.onnxruntime import import_onnxruntime
 
     check_export_options(int8, per_channel, weight_type)
     traced = staging / (ONNX_MODEL_FILE + ".fp32") if int8 else staging / ONNX_MODEL_FILE

@@ -49,8 +49,8 @@ SHARED_FILES: dict[str, tuple[str, ...]] = {
         "hf_punctcase.restoration.engine",
         "hf_punctcase.restoration",
     ),
-    "runtime_onnx_backend.py": ("hf_punctcase.runtime.onnx_backend",),
-    "pipeline.py": ("hf_punctcase.pipelines.backends", "hf_punctcase.pipelines.punct_case"),
+    "backends.py": ("hf_punctcase.backends.base", "hf_punctcase.backends.torch"),
+    "pipeline.py": ("hf_punctcase.pipelines.punct_case",),
     "common.py": ("hf_punctcase.models.common.configuration", "hf_punctcase.models.common.modeling"),
 }
 #: The auto classes a checkpoint's model answers without the plugin.

@@ -4,17 +4,14 @@ by ONNX Runtime on the CPU, in the pipeline (:class:`OnnxModel`) or without torc
 
 from __future__ import annotations
 
-import contextlib
-import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..atomic_files import atomic_output, atomic_write_text
 from ..faults import checkpoint_fault as fault
 from ..execution import ONNXRUNTIME
-from ..runtime.onnx_backend import EXPORT_INFO_FILE, ONNX_MODEL_FILE, OnnxBackend, import_onnxruntime
+from ..backends.onnxruntime import EXPORT_INFO_FILE, ONNX_MODEL_FILE, CachedCutsBackend, OnnxBackend
 from .base import GraphModel, ModelFormat
 from .torch import weight_files
 
@@ -171,56 +168,4 @@ class OnnxModel(GraphModel):
         self._attach(OnnxBackend(self.folder, **options) if cut_dir is None else CachedCutsBackend(self.folder, cut_dir, **options))
 
 
-class CachedCutsBackend(OnnxBackend):
-    """An :class:`OnnxBackend` over a graph of the library's cache that keeps, in ``cut_dir``, each graph
-    cut to a call's tasks, for later processes to load instead of cutting it again: about a second of a
-    process's first call for the default's int8 graph (``onnx`` imported, the graph read and cut). It
-    keeps the graph's input and output names too, so that a later process makes no session of the whole
-    graph until a call runs it (the graph was checked against its checkpoint when it was built). Each
-    file is named by the graph file's size and time, so that a graph built again is read and cut again;
-    one that does not load (damaged) is made again and replaced; a folder that cannot take them leaves
-    each process to make its own."""
-
-    def __init__(self, model: str | os.PathLike, cut_dir: str | os.PathLike, **options: Any):
-        self.cut_dir = Path(cut_dir)
-        super().__init__(model, **options)
-
-    def _kept_file(self, kind: str, suffix: str = ".onnx") -> Path:
-        stat = self.path.stat()
-        return self.cut_dir / f"{self.path.stem}.{kind}-{stat.st_size}-{stat.st_mtime_ns}{suffix}"
-
-    def _cut_file(self, tasks: tuple[str, ...]) -> Path:
-        return self._kept_file(f"cut-{'-'.join(tasks)}")
-
-    def _kept_description(self) -> dict | None:
-        try:
-            description = json.loads(self._kept_file("outputs", ".json").read_text(encoding="utf-8"))
-            return description if set(description) == {"inputs", "outputs"} else None
-        except (OSError, ValueError, AttributeError):
-            return None
-
-    def _keep_description(self, description: dict) -> None:
-        with contextlib.suppress(OSError):
-            atomic_write_text(self._kept_file("outputs", ".json"), json.dumps(description))
-
-    def _kept_session(self, tasks: tuple[str, ...], options):
-        kept = self._cut_file(tasks)
-        if not kept.is_file():
-            return None
-        try:
-            return import_onnxruntime().InferenceSession(str(kept), options, providers=self.providers)
-        except Exception:  # noqa: BLE001 - ONNX Runtime's errors derive from Exception alone
-            kept.unlink(missing_ok=True)  # damaged on disk: cut again
-            return None
-
-    def _keep_cut(self, tasks: tuple[str, ...], cut, options):
-        kept = self._cut_file(tasks)
-        try:
-            with atomic_output(kept, binary=True) as handle:
-                handle.write(cut.SerializeToString())
-        except OSError:
-            return None
-        return import_onnxruntime().InferenceSession(str(kept), options, providers=self.providers)
-
-
-__all__ = ["LOADING_ONLY", "CachedCutsBackend", "OnnxFormat", "OnnxModel", "check_runs_as_exported", "onnx_file_problem"]
+__all__ = ["LOADING_ONLY", "OnnxFormat", "OnnxModel", "check_runs_as_exported", "onnx_file_problem"]

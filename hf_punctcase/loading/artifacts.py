@@ -40,7 +40,7 @@ def artifacts_of(resolved) -> Artifacts:
         return Artifacts()
     precision = None
     if resolved.runtime == ONNXRUNTIME:
-        from ..runtime.onnx_backend import read_export_info
+        from ..backends.onnxruntime import read_export_info
 
         try:
             precision = str(read_export_info(folder).get("precision", "fp32"))

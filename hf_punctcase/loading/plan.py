@@ -28,7 +28,6 @@ from __future__ import annotations
 from typing import Any
 
 from ..execution import ONNXRUNTIME, OPENVINO, TORCH, ExecutionPlan, check_runtime
-from ..formats.openvino import openvino_precision
 from ..hardware import Hardware
 from .artifacts import INT8_GRAPH, Artifacts
 
@@ -56,7 +55,8 @@ def plan(
     leaves out a compiled graph (where it cannot be built: no converter, no writable cache)."""
     where = device_name(device)
     device_type = where.split(":")[0]
-    ov_precision = openvino_precision(hardware)
+    # OpenVINO computes in bf16 where the CPU has bf16 matrix instructions, else in fp32.
+    ov_precision = "bf16" if hardware.x86_bf16 else "fp32"
     check_runtime(runtime)
     if runtime not in (None, "auto"):
         if runtime != (artifacts.runtime or TORCH) and artifacts.runtime not in (None, TORCH):

@@ -1,10 +1,9 @@
 """The ``"punct-case"`` pipeline: raw transcript in, punctuated and cased text out.
 
 A thin transformers ``ChunkPipeline`` over :mod:`hf_punctcase.restoration` (words, windows, subwords,
-probabilities → labels → text) and a backend that maps subword ids to per-task probabilities:
-:class:`~hf_punctcase.pipelines.backends.TorchBackend` for a torch model,
-:class:`~hf_punctcase.pipelines.backends.OnnxBackend` for a folder exported to ONNX
-(:func:`~hf_punctcase.pipelines.backends.backend_for`). Windows of all inputs are batched together
+probabilities → labels → text) and a backend that maps subword ids to per-task probabilities
+(:mod:`hf_punctcase.backends`): a :class:`~hf_punctcase.backends.torch.TorchBackend` over a torch model,
+or the backend a graph model carries (:func:`backend_for`). Windows of all inputs are batched together
 (``batch_size`` windows per forward pass).
 
 Output contract: ``result["text"].split()`` has one token per input word, in order, each the input
@@ -35,7 +34,7 @@ from ..restoration import (
 )
 from ..tasks import PUNCTUATION, head_labels, head_thresholds, option_runner, tasks_of, tasks_together
 from ..restoration.engine import weakly_bound
-from .backends import backend_for
+from ..backends.torch import TorchBackend
 
 #: Set by :class:`~hf_punctcase.AutoModelForJointTokenClassification` on a model it loaded for this
 #: pipeline: ``(model, tokenizer, *, device, dtype) -> (model, plan)``, which runs it as planned
@@ -44,6 +43,17 @@ LOADED_FOR_PIPELINE = "punct_case_planner"
 
 #: The pipeline task: ``pipeline("punct-case")``.
 PIPELINE_TASK = "punct-case"
+
+
+def backend_for(model):
+    """The backend that runs a pipeline's model (:class:`hf_punctcase.backends.Backend`): a
+    :class:`~hf_punctcase.backends.torch.TorchBackend` over a torch model; a model of another runtime
+    (:class:`hf_punctcase.formats.onnx.OnnxModel`, ...) carries its own ``backend``."""
+    if isinstance(model, torch.nn.Module):
+        return TorchBackend(model)
+    if not callable(getattr(model, "backend", None)):
+        raise TypeError(f"{type(model).__name__} is neither a torch model nor a model with a backend")
+    return model.backend
 
 
 def check_model_object(model: object) -> None:
@@ -305,4 +315,4 @@ def _unbatched(probs) -> list[WindowRows]:
     return [probs] if isinstance(probs, WindowRows) else list(probs)
 
 
-__all__ = ["PunctCasePipeline", "check_model_object"]
+__all__ = ["PunctCasePipeline", "backend_for", "check_model_object"]

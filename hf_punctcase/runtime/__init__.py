@@ -12,7 +12,7 @@ pipeline, so the text is the pipeline's on the same folder. Install only what it
 transformers installed, ``import hf_punctcase`` skips the transformers plugin and this subpackage works.
 """
 
-from .onnx_backend import EXPORT_INFO_FILE, ONNX_MODEL_FILE, OnnxBackend
+from ..backends.onnxruntime import EXPORT_INFO_FILE, ONNX_MODEL_FILE, OnnxBackend
 from .restorer import OnDeviceRestorer, read_export_settings
 from .tokenizer import RuntimeTokenizer
 

@@ -2,7 +2,7 @@
 
 :class:`OnDeviceRestorer` gives the same result as ``pipeline("punct-case")`` on the same folder: the
 words, windows, subwords and decoding are :mod:`hf_punctcase.restoration`'s (the functions the
-pipeline calls), and the model runs through :class:`~hf_punctcase.runtime.onnx_backend.OnnxBackend`,
+pipeline calls), and the model runs through :class:`~hf_punctcase.backends.onnxruntime.OnnxBackend`,
 as it does in the pipeline. Neither torch nor transformers is imported.
 """
 
@@ -20,14 +20,14 @@ from ..labels import LabelScheme
 from ..restoration import EncodedWindow, RestorationEngine, RestoreOptions, WindowRows, max_input_length
 from ..restoration.engine import weakly_bound
 from ..tasks import head_labels, head_thresholds, option_runner, tasks_of
-from .onnx_backend import OnnxBackend, read_export_info
+from ..backends.onnxruntime import OnnxBackend, read_export_info
 from .tokenizer import RuntimeTokenizer
 
 
 def read_export_settings(folder: str | os.PathLike) -> dict:
     """What restoration needs to know of an exported folder: its label scheme, MIXED-case lexicon,
     whether words are lowercased for the model (from ``config.json``) and the longest window in
-    subwords (from :data:`~hf_punctcase.runtime.onnx_backend.EXPORT_INFO_FILE`, as the export resolved it from the model's config).
+    subwords (from :data:`~hf_punctcase.backends.onnxruntime.EXPORT_INFO_FILE`, as the export resolved it from the model's config).
 
     Returns ``{"scheme", "lexicon", "lowercase_input", "model_max_length", "tasks", "labels", "heads",
     "head_thresholds"}`` (the model's tasks, :func:`~hf_punctcase.tasks.tasks_of`, the labels of each by

@@ -11,16 +11,17 @@ external-text sampling.
         TrainingArguments(output_dir="runs/mine", max_steps=300))
 
 Training needs the ``train`` extra (``pip install "hf_punctcase[train]"``): transformers' Trainer runs on
-accelerate, which a plain install leaves out.
+accelerate, and the dev sets are scored by the metric (evaluate, scikit-learn), which a plain
+install leaves out.
 """
 
-from ..hardware import installed as _installed
+from ..extras import require_extra as _require_extra
 
-if not _installed("accelerate"):
-    raise ImportError(
-        "hf_punctcase.training needs accelerate, which transformers' Trainer runs on: "
-        'pip install "hf_punctcase[train]" (or pip install accelerate)'
-    )
+# accelerate: transformers' Trainer runs on it; the metric extra's packages score the dev sets.
+_require_extra(
+    "train", "hf_punctcase.training",
+    {"accelerate": "accelerate", "evaluate": "evaluate", "sklearn": "scikit-learn"},
+)
 
 from .arguments import (
     TEXT_SPLITS,
