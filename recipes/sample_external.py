@@ -10,7 +10,7 @@ kenlm; the lowest-perplexity sentences are kept, up to ``--max_words``, with the
 casing. The output is JSON lines of about ``--document_words`` words each (kept sentences in corpus
 order, with the ids of the documents they came from), the input of ``finetune.py --train_corpora
 text:OUTPUT``; OUTPUT.summary.json says what was kept from where. See hf_punctcase.training.sampling.
-Needs ``apt-get install irstlm`` and ``pip install kenlm`` (see hf_punctcase.ngram).
+Needs ``apt-get install irstlm`` and ``pip install kenlm`` (see hf_punctcase.training.ngram).
 """
 
 from __future__ import annotations

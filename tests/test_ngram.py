@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from hf_punctcase.labels import LabelScheme
-from hf_punctcase.ngram import Sentence, irstlm_tool, oov_rates, perplexities, select_by_perplexity, split_sentences, train_ngram_lm
+from hf_punctcase.training.ngram import Sentence, irstlm_tool, oov_rates, perplexities, select_by_perplexity, split_sentences, train_ngram_lm
 
 try:
     irstlm_tool("tlm")

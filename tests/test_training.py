@@ -196,7 +196,7 @@ def test_the_training_machine_is_the_one_that_ran():
 
 
 def test_sampled_sentences_are_packed_into_pseudo_documents():
-    from hf_punctcase.ngram import Sentence
+    from hf_punctcase.training.ngram import Sentence
     from hf_punctcase.training.sampling import pack_documents
 
     ids = SCHEME.punct2id

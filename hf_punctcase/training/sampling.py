@@ -4,7 +4,7 @@ An n-gram LM (IRSTLM) is estimated on the in-domain train split as ASR would giv
 punctuation); each sentence of the external train splits is scored with kenlm; the lowest-perplexity
 sentences are kept, up to ``max_words``, with their punctuation and casing, and written as JSON lines of
 pseudo-documents: the input of a ``text:FILE`` training corpus. Needs ``apt-get install irstlm`` and
-``pip install kenlm`` (see hf_punctcase.ngram).
+``pip install kenlm`` (see hf_punctcase.training.ngram).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ..data import CorpusSpec
 from ..labels import LabelScheme
-from ..ngram import Sentence, load_lm, oov_rates, perplexities, select_by_perplexity, split_sentences, train_ngram_lm
+from .ngram import Sentence, load_lm, oov_rates, perplexities, select_by_perplexity, split_sentences, train_ngram_lm
 
 logger = logging.getLogger(__name__)
 
