@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import hf_punctcase
 from hf_punctcase.inputs import split_words
-from hf_punctcase.restoration import BARE_RUN_WORDS, WrittenStretches, decode, written_words
+from hf_punctcase.restoration import BARE_RUN_WORDS, CAPITAL_RUN_WORDS, WrittenStretches, decode, written_words
 
 SCHEME = hf_punctcase.labels.LabelScheme()
 
@@ -36,23 +36,73 @@ def _flags(text: str, bare_run_words: int = BARE_RUN_WORDS) -> list[bool]:
         ("hello. how so what", [False] * 4),
         # After a sentence end, a stretch without a capital is bare again.
         ("Hello, world. Is it? yes", [True, True, True, True, False]),
+        # A written stretch whose first sentence runs on into the bare words before it: written from its
+        # first capital, the mark closing the run in time.
+        ("It works. " + "and then we went " * 6 + "The young ones are taken away. Then we slept.", [True, True] + [False] * 24 + [True] * 9),
+        # A capital with no mark within CAPITAL_RUN_WORDS words of it: the run stays bare.
+        ("It works. " + "and then we went " * 6 + "The " + "young ones go " * 10 + "away.", [True, True] + [False] * 55 + [True]),
+        # ... and so does a capital's run that the text's end closes.
+        ("It works. " + "and then we went " * 6 + "The young ones", [True, True] + [False] * 27),
     ],
 )
 def test_which_words_arrived_written(text, flags):
     assert _flags(text) == flags
 
 
-@settings(max_examples=200, deadline=None)
-@given(st.lists(st.sampled_from(["and", "the", "We", "I", "so,", "it.", "Then", "fine?", "x"]), max_size=60), st.integers(1, 25))
-def test_a_stream_decides_each_word_as_the_whole_text_does(tokens, bare_run_words):
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(["and", "the", "the", "we", "We", "I", "so,", "it.", "Then", "fine?", "x"]), max_size=90),
+    st.integers(1, 25),
+    st.integers(1, 35),
+)
+def test_a_stream_decides_each_word_as_the_whole_text_does(tokens, bare_run_words, capital_run_words):
     words = split_words(tokens)
-    stretches = WrittenStretches(bare_run_words)
+    stretches = WrittenStretches(bare_run_words, capital_run_words)
     flags = []
     for pushed, (word, mark) in enumerate(zip(words.words, words.marks), 1):
         flags += stretches.push(word, mark)
         assert len(flags) + stretches.undecided == pushed
+        # A word waits for no more than a run's worth of words.
+        assert stretches.undecided <= max(bare_run_words, capital_run_words)
     flags += stretches.finish()
-    assert flags == written_words(words.words, words.marks, bare_run_words)
+    assert flags == written_words(words.words, words.marks, bare_run_words, capital_run_words)
+    assert flags == _whole_text_rule(words.words, words.marks, bare_run_words, capital_run_words)
+
+
+def _whole_text_rule(words, marks, bare_run_words, capital_run_words) -> list[bool]:
+    """The rule of WrittenStretches, written over a whole text at once (runs found first, then decided)."""
+    def capital(word):
+        return any(ch.isupper() for ch in word)
+
+    flags = [False] * len(words)
+    marked = False  # a mark before the current run (a run closed by a mark counts it)
+    sentence_capital = False  # a capital in the current sentence so far
+    start = 0
+    while start < len(words):
+        end = start  # the run: start .. end-1; words[end] (when there) is the marked word closing it
+        while end < len(words) and not marks[end]:
+            end += 1
+        run = range(start, end)
+        closed = end < len(words)
+        capitals = [index for index in run if capital(words[index])]
+        if len(run) >= bare_run_words:
+            first = capitals[0] if capitals else None
+            if first is not None and closed and end - first < capital_run_words:
+                for index in range(first, end):
+                    flags[index] = True
+        elif run:
+            written = (marked or closed) and (sentence_capital or bool(capitals) or (closed and capital(words[end])))
+            for index in run:
+                flags[index] = written
+        sentence_capital = sentence_capital or bool(capitals)
+        if closed:
+            marked = True
+            sentence_capital = sentence_capital or capital(words[end])
+            flags[end] = sentence_capital
+            if any(ch in ".?!" for ch in marks[end]):
+                sentence_capital = False
+        start = end + 1
+    return flags
 
 
 def _probs(num_words: int, comma_everywhere: bool) -> dict[str, np.ndarray]:

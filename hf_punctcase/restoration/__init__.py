@@ -31,6 +31,7 @@ brackets); whitespace between words becomes one space.
 from ..labels import SENTENCE_END_LABELS
 from .decoding import (
     BARE_RUN_WORDS,
+    CAPITAL_RUN_WORDS,
     NAME_ODDS,
     WrittenStretches,
     closing_mark,
@@ -65,6 +66,7 @@ from .words import MAX_WORD_CHARS, capitalisable, encoder_words, has_surrogate, 
 
 __all__ = [
     "BARE_RUN_WORDS",
+    "CAPITAL_RUN_WORDS",
     "DEFAULT_CONTEXT_WORDS",
     "DEFAULT_MAX_LENGTH",
     "DEFAULT_WINDOW_WORDS",

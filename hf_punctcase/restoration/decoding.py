@@ -32,6 +32,12 @@ NAME_ODDS = 1.5
 #: it and stays as written. Writers rarely go this long without a mark; an ASR whose punctuation drops
 #: out over a span does (docs/dictation.md, "Kept means kept").
 BARE_RUN_WORDS = 20
+#: With ``keep_punctuation``, inside a run long enough to be bare: the words from its first capital on are
+#: written (a written stretch that opens after a bare one, its first sentence run on into the bare words
+#: before it) where a mark closes the run within this many words of that capital. Bare words carry
+#: neither marks nor capitals; a longer unmarked stretch from a capital stays bare, as does a capital's
+#: run that the text's end closes (docs/dictation.md, "Kept means kept").
+CAPITAL_RUN_WORDS = 30
 
 
 class WrittenStretches:
@@ -41,20 +47,27 @@ class WrittenStretches:
     (:func:`written_words` is this over a whole text).
 
     Text is cut into runs of consecutive words without a mark. A run of at least ``bare_run_words``
-    words arrived bare (an ASR whose punctuation dropped out), and so does a text without any mark. A
-    shorter run belongs to the written text around it where that text is cased: where a capital
-    appears in its sentence before the run's end or in the marked word that closes it. A marked word
-    is written where a capital appears in its sentence up to it. Every other word is restored (a
-    word's own marks are kept all the same). A sentence starts after a word whose marks end one
-    (``.``, ``?``, ``!``). A run's words are decided once the marked word closing it arrives, once it
-    reaches ``bare_run_words`` words, or at the text's end (:meth:`finish`)."""
+    words arrived bare (an ASR whose punctuation dropped out), and so does a text without any mark,
+    except the words of a long run from its first capital on, which are written where a mark closes
+    the run within ``capital_run_words`` words of that capital: a written stretch whose first sentence
+    runs on into the bare words before it. A shorter run belongs to the written text around it where
+    that text is cased: where a capital appears in its sentence before the run's end or in the marked
+    word that closes it. A marked word is written where a capital appears in its sentence up to it.
+    Every other word is restored (a word's own marks are kept all the same). A sentence starts after a
+    word whose marks end one (``.``, ``?``, ``!``). A run's words are decided once the marked word
+    closing it arrives, once it reaches ``bare_run_words`` words (from its first capital on: once
+    ``capital_run_words`` words from that capital have passed unmarked), or at the text's end
+    (:meth:`finish`)."""
 
-    def __init__(self, bare_run_words: int | None = None) -> None:
+    def __init__(self, bare_run_words: int | None = None, capital_run_words: int | None = None) -> None:
         self.bare_run_words = bare_run_words or BARE_RUN_WORDS
+        self.capital_run_words = capital_run_words or CAPITAL_RUN_WORDS
         self._capital = False  # a capital in the current sentence, up to the words decided
         self._marked = False  # a mark in the text so far
         self._open: list[str] = []  # the words of the run not yet decided
-        self._long = False  # the current run is long: bare
+        self._long = False  # the current run is long: bare, but for the words held from its first capital
+        self._holding = False  # the undecided words of a long run, from its first capital: written if a mark comes in time
+        self._held_once = False  # the long run has had its capital: the rest of it is bare
 
     @property
     def undecided(self) -> int:
@@ -67,15 +80,28 @@ class WrittenStretches:
         if not mark:
             if self._long:
                 self._capital = self._capital or _has_capital(word)
-                return [False]
+                if self._holding:
+                    self._open.append(word)
+                    return self._release() if len(self._open) >= self.capital_run_words else []
+                if self._held_once or not _has_capital(word):
+                    return [False]
+                self._holding, self._held_once, self._open = True, True, [word]
+                return self._release() if len(self._open) >= self.capital_run_words else []
             self._open.append(word)
             if len(self._open) < self.bare_run_words:
                 return []
             self._long = True
-            return self._close(False)
+            first_capital = next((index for index, open_word in enumerate(self._open) if _has_capital(open_word)), None)
+            if first_capital is None:
+                return self._close(False)
+            # Bare up to the first capital; from it on, held for a mark to close the run in time.
+            self._capital = True
+            flags, self._open = [False] * first_capital, self._open[first_capital:]
+            self._holding = self._held_once = True
+            return flags + (self._release() if len(self._open) >= self.capital_run_words else [])
         self._marked = True
-        flags = self._close(None, closing=word) if self._open else []
-        self._long = False
+        flags = self._close(True if self._holding else None, closing=word) if self._open else []
+        self._long = self._holding = self._held_once = False
         self._capital = self._capital or _has_capital(word)
         flags.append(self._capital)
         if any(ch in ".?!" for ch in mark):
@@ -84,9 +110,14 @@ class WrittenStretches:
 
     def finish(self) -> list[bool]:
         """The flags of the words still undecided at the text's end; ready for a new text after."""
-        flags = self._close(None) if self._open else []
-        self.__init__(self.bare_run_words)
+        flags = self._close(False if self._holding else None) if self._open else []
+        self.__init__(self.bare_run_words, self.capital_run_words)
         return flags
+
+    def _release(self) -> list[bool]:
+        """The held words of a long run, bare: no mark came within ``capital_run_words`` of its capital."""
+        self._holding = False
+        return self._close(False)
 
     def _close(self, written: bool | None, closing: str | None = None) -> list[bool]:
         run, self._open = self._open, []
@@ -97,10 +128,13 @@ class WrittenStretches:
         return [written] * len(run)
 
 
-def written_words(words: Sequence[str], marks: Sequence[str], bare_run_words: int | None = None) -> list[bool]:
+def written_words(
+    words: Sequence[str], marks: Sequence[str], bare_run_words: int | None = None, capital_run_words: int | None = None
+) -> list[bool]:
     """:class:`WrittenStretches`' flags for a whole text: ``words`` and ``marks``, each word and its
-    trailing characters as given (``bare_run_words``: default :data:`BARE_RUN_WORDS`)."""
-    stretches = WrittenStretches(bare_run_words)
+    trailing characters as given (``bare_run_words``, ``capital_run_words``: default
+    :data:`BARE_RUN_WORDS`, :data:`CAPITAL_RUN_WORDS`)."""
+    stretches = WrittenStretches(bare_run_words, capital_run_words)
     flags = [flag for word, mark in zip(words, marks) for flag in stretches.push(word, mark)]
     return flags + stretches.finish()
 
