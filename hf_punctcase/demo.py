@@ -185,6 +185,9 @@ def subtitles_from_whisper(restorers: Restorers, path: str | os.PathLike, model:
 def build_demo(models: Mapping[str, str] | None = None):
     """The Gradio app (a ``gr.Blocks``): ``build_demo().launch()``. ``models`` maps the labels the app
     shows to what :func:`~hf_punctcase.registry.load_pipeline` takes (default: :data:`MODELS`)."""
+    from .extras import require_extra
+
+    require_extra("demo", "the demo", {"gradio": "gradio"})
     import gradio as gr
 
     restorers = Restorers(models or MODELS)

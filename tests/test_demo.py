@@ -164,3 +164,13 @@ def test_the_page_in_a_real_browser(app_url, tmp_path):
             driver.save_screenshot(os.environ["HF_PUNCTCASE_DEMO_SCREENSHOT"])
     finally:
         driver.quit()
+
+
+def test_the_demo_without_the_demo_extra_names_it(monkeypatch):
+    import sys
+
+    from hf_punctcase.demo import build_demo
+
+    monkeypatch.setitem(sys.modules, "gradio", None)  # as where it is not installed
+    with pytest.raises(ImportError, match=r'the demo needs gradio, .*pip install "hf_punctcase\[demo\]"'):
+        build_demo()

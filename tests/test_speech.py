@@ -95,6 +95,14 @@ def test_config_refuses_what_cannot_run():
         SpeechLoopConfig(snr_db=())
 
 
+def test_the_speech_loop_without_the_asr_extra_names_it(monkeypatch):
+    from hf_punctcase.speech.loop import SpeechLoop
+
+    monkeypatch.setitem(sys.modules, "piper", None)  # as where it is not installed
+    with pytest.raises(ImportError, match=r'the speech loop needs piper-tts, .*pip install "hf_punctcase\[asr\]"'):
+        SpeechLoop(SpeechLoopConfig())
+
+
 # ---- the loop with real speech ------------------------------------------------------------------
 
 

