@@ -38,6 +38,7 @@ from hf_punctcase.evaluation import DEV_SETS, FILLER_WORDS, disfluency_table, ev
 from hf_punctcase.options.disfluency import removes_filler
 from hf_punctcase.labels import LabelScheme
 from hf_punctcase.options import DISFLUENCY
+from hf_punctcase.restoration import SENTENCE_END_LABELS
 
 
 def swda_removal(restorer, root, batch_size: int) -> dict[str, float]:
@@ -123,13 +124,38 @@ def utterances(root) -> dict[str, list[list[str]]]:
     return {name: [[w.lower() for w in words] for words in texts if words] for name, texts in found.items()}
 
 
-def utterance_removal(restorer, texts: list[list[str]], batch_size: int) -> dict:
-    """``remove_disfluencies=True`` on each utterance alone: :func:`removal_figures`, and for each of
+def call_sentences(dataset) -> tuple[list[list[str]], list[list[bool]]]:
+    """A split's Switchboard calls cut at the sentence ends their transcribers wrote, one input a
+    sentence (as an ASR that cuts at pauses gives them; the calls keep no turns), lowercased, with the
+    words their annotation marks disfluent."""
+    punct_names = dataset.features["punct"].feature.names
+    disfluent = dataset.features[DISFLUENCY.word_column].feature.str2int(DISFLUENCY.positive_label)
+    sentences: list[list[str]] = []
+    annotated: list[list[bool]] = []
+    for row in dataset:
+        words: list[str] = []
+        flags: list[bool] = []
+        for word, punct, label in zip(row["words"], row["punct"], row[DISFLUENCY.word_column]):
+            words.append(word.lower())
+            flags.append(label == disfluent)
+            if punct_names[punct] in SENTENCE_END_LABELS:
+                sentences.append(words)
+                annotated.append(flags)
+                words, flags = [], []
+        if words:
+            sentences.append(words)
+            annotated.append(flags)
+    return sentences, annotated
+
+
+def utterance_removal(restorer, texts: list[list[str]], batch_size: int, annotated: list[list[bool]] | None = None) -> dict:
+    """``remove_disfluencies=True`` on each utterance alone: :func:`removal_figures` (against
+    ``annotated``, the words an annotation marks disfluent, where given), and for each of
     :data:`SPOKEN_FILLERS` its count and the share removed, and the utterances of fillers only that come
     back as empty text."""
     results = restorer([" ".join(words) for words in texts], batch_size=batch_size, remove_disfluencies=True)
     removed = [[entry["removed"] for entry in result["words"]] for result in results]
-    figures = removal_figures(texts, removed)
+    figures = removal_figures(texts, removed, annotated)
     for filler in SPOKEN_FILLERS:
         flags = [out for words, gone in zip(texts, removed) for word, out in zip(words, gone) if word == filler]
         figures[f"{filler}_count"] = len(flags)
@@ -157,7 +183,8 @@ def main() -> None:
     parser.add_argument("--thresholds", nargs="+", type=float, default=[], help="with --core: also at these thresholds")
     parser.add_argument(
         "--utterances", action="store_true",
-        help="also core words kept and fillers removed with one input an utterance (SwDA val, ACI-BENCH valid turns)",
+        help="also core words kept and fillers removed with one input an utterance (SwDA val, ACI-BENCH valid turns, "
+        "the Switchboard calls of --splits cut at their sentence ends)",
     )
     parser.add_argument("--json", default=None, help="write the figures here")
     args = parser.parse_args()
@@ -194,18 +221,20 @@ def main() -> None:
         print("\n" + "\n".join(rows))
     if args.utterances:
         rows = [
-            "| one input an utterance | utterances | words | core words kept | um/uh removed | "
-            + " | ".join(SPOKEN_FILLERS) + " | fillers only → empty |",
-            "|---|---|---|---|---|" + "---|" * len(SPOKEN_FILLERS) + "---|",
+            "| one input an utterance | utterances | words | core words kept | kept of the core words the annotation keeps "
+            "| um/uh removed | " + " | ".join(SPOKEN_FILLERS) + " | fillers only → empty |",
+            "|---|---|---|---|---|---|" + "---|" * len(SPOKEN_FILLERS) + "---|",
         ]
-        for name, texts in utterances(root).items():
-            figures[name] = at = utterance_removal(restorer, texts, args.batch_size)
+        talk = {name: (texts, None) for name, texts in utterances(root).items()}
+        talk.update({f"Switchboard {split} calls, a sentence each": call_sentences(calls[split]) for split in args.splits})
+        for name, (texts, annotated) in talk.items():
+            figures[name] = at = utterance_removal(restorer, texts, args.batch_size, annotated)
             per_filler = " | ".join(
                 f"{100 * at[f + '_removed']:.1f}% of {at[f + '_count']:,}" if at[f + "_count"] else "–" for f in SPOKEN_FILLERS
             )
             rows.append(
                 f"| {name} | {len(texts):,} | {at['words']:,} | {100 * at['core_words_kept']:.2f}% of {at['core_words']:,} "
-                f"| {100 * at['fillers_removed']:.1f}% of {at['fillers']:,} | {per_filler} "
+                f"| {kept_of_annotated(at)} | {100 * at['fillers_removed']:.1f}% of {at['fillers']:,} | {per_filler} "
                 f"| {100 * at['filler_only_empty']:.1f}% of {at['filler_only_utterances']:,} |"
             )
         print("\n" + "\n".join(rows))
