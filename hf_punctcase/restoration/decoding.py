@@ -82,11 +82,11 @@ class WrittenStretches:
                 self._capital = self._capital or _has_capital(word)
                 if self._holding:
                     self._open.append(word)
-                    return self._release() if len(self._open) >= self.capital_run_words else []
+                    return self._held_too_long()
                 if self._held_once or not _has_capital(word):
                     return [False]
                 self._holding, self._held_once, self._open = True, True, [word]
-                return self._release() if len(self._open) >= self.capital_run_words else []
+                return self._held_too_long()
             self._open.append(word)
             if len(self._open) < self.bare_run_words:
                 return []
@@ -98,7 +98,7 @@ class WrittenStretches:
             self._capital = True
             flags, self._open = [False] * first_capital, self._open[first_capital:]
             self._holding = self._held_once = True
-            return flags + (self._release() if len(self._open) >= self.capital_run_words else [])
+            return flags + self._held_too_long()
         self._marked = True
         flags = self._close(True if self._holding else None, closing=word) if self._open else []
         self._long = self._holding = self._held_once = False
@@ -114,8 +114,11 @@ class WrittenStretches:
         self.__init__(self.bare_run_words, self.capital_run_words)
         return flags
 
-    def _release(self) -> list[bool]:
-        """The held words of a long run, bare: no mark came within ``capital_run_words`` of its capital."""
+    def _held_too_long(self) -> list[bool]:
+        """The held words of a long run, bare, once ``capital_run_words`` of them have passed without a
+        mark (none before)."""
+        if len(self._open) < self.capital_run_words:
+            return []
         self._holding = False
         return self._close(False)
 
