@@ -3,6 +3,7 @@
 
     python recipes/train_tokenizer.py --output_dir tokenizers/cnn_bilstm_5k --train_corpora ted swda mts_dialog
     python recipes/train_tokenizer.py --output_dir tokenizers/mine --train_corpora text:my.jsonl --vocab_size 3000
+    python recipes/train_tokenizer.py --output_dir tokenizers/wiki --train_corpora wikipedia_2015 --character_coverage 0.9995
 
 The corpora are read as the training recipes read them (``--data_dir``, by default ../shared/data;
 ``text:FILE`` for your own .txt or .jsonl), their train split only, punctuation stripped and
@@ -32,8 +33,15 @@ def main(argv: list[str] | None = None) -> Path:
     parser.add_argument("--data_dir", help="corpus folder (default ../shared/data)")
     parser.add_argument("--vocab_size", type=int, default=DEFAULT_VOCAB_SIZE, help="pieces (default: %(default)s)")
     parser.add_argument("--max_words", type=int, help="read at most this many words of each corpus")
+    parser.add_argument(
+        "--character_coverage", type=float, default=1.0,
+        help="train on the words whose characters make up this share of the text (default: %(default)s, every "
+        "character; 0.9995 for corpora with many scripts or symbols, such as Wikipedia)",
+    )
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
-    tokenizer, words = train_tokenizer_on_corpora(args.train_corpora, args.data_dir, args.vocab_size, max_words=args.max_words)
+    tokenizer, words = train_tokenizer_on_corpora(
+        args.train_corpora, args.data_dir, args.vocab_size, max_words=args.max_words, character_coverage=args.character_coverage
+    )
     output = Path(args.output_dir)
     with atomic_directory(output) as staging:
         tokenizer.save_pretrained(staging)

@@ -67,6 +67,25 @@ def test_tokenizer_is_trained_on_the_words_the_model_sees(tiny_cnn_tokenizer):
     assert "▁the" in vocabulary  # the commonest word of the corpus is one piece
 
 
+def test_character_coverage_leaves_rare_characters_to_unk_and_changes_nothing_else():
+    """The trainer keeps every character it sees as a piece: with character_coverage, the words of
+    characters too rare to cover are left out, and their characters come back as <unk>."""
+    texts = tiny_corpus_texts()
+    rare = ["日本 語", "∑ ¶ ß"]
+    every = train_tokenizer(texts + rare, vocab_size=150)
+    covered = train_tokenizer(texts + rare, vocab_size=150, character_coverage=0.999)
+    assert "日" in every.get_vocab() and "日" not in covered.get_vocab()
+    assert covered("日本")["input_ids"][-1] == covered.unk_token_id
+    # Without rare characters the same pieces and the same tokens, though the words reach the trainer
+    # counted, not in order (pieces of equal score may then take other ids).
+    streamed = train_tokenizer(texts, vocab_size=150)
+    counted = train_tokenizer(texts, vocab_size=150, character_coverage=0.99999)
+    assert set(streamed.get_vocab()) == set(counted.get_vocab())
+    assert [streamed.tokenize(text) for text in texts[:50]] == [counted.tokenize(text) for text in texts[:50]]
+    with pytest.raises(ValueError, match="character_coverage"):
+        train_tokenizer(texts, vocab_size=150, character_coverage=0.0)
+
+
 def test_tokenizer_recipe_writes_a_folder_auto_tokenizer_loads(tmp_path):
     corpus = write_punctuated_corpus(tmp_path / "corpus.jsonl")
     output = train_tokenizer_recipe.main([

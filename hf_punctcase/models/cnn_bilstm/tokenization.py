@@ -14,6 +14,7 @@ pads on the right and ``<unk>`` (id 1) stands for characters the vocabulary lack
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 
 from transformers import PreTrainedTokenizerFast
@@ -45,11 +46,18 @@ def train_tokenizer(
     model_max_length: int = 512,
     max_piece_length: int = 16,
     show_progress: bool = False,
+    character_coverage: float = 1.0,
 ) -> PreTrainedTokenizerFast:
     """Train a Unigram subword vocabulary of at most ``vocab_size`` pieces (``<pad>`` and ``<unk>``
     included) on ``texts`` (strings of punctuated text, or word sequences; see :func:`training_words`)
     and wrap it as a fast tokenizer that ``save_pretrained`` / ``AutoTokenizer.from_pretrained``
-    round-trip. A small corpus may give fewer pieces than asked for."""
+    round-trip. A small corpus may give fewer pieces than asked for.
+
+    ``character_coverage`` below 1 trains on the words whose characters are all among the commonest
+    ones that make up that share of the text (SentencePiece's ``character_coverage``; 0.9995 is its
+    default for large character sets). The trainer keeps every character it sees as a piece of its
+    own, so text with thousands of rare characters (Wikipedia's scripts, symbols) would leave a
+    5,000-piece vocabulary little room for anything else; the characters left out become ``<unk>``."""
     from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
 
     if vocab_size < 3:
@@ -66,7 +74,12 @@ def train_tokenizer(
         max_piece_length=max_piece_length,
         show_progress=show_progress,
     )
-    lines = (" ".join(words) for words in training_words(texts) if words)
+    if not 0 < character_coverage <= 1:
+        raise ValueError(f"character_coverage must be in (0, 1], got {character_coverage}")
+    if character_coverage < 1:
+        lines = _covered_lines(texts, character_coverage)
+    else:
+        lines = (" ".join(words) for words in training_words(texts) if words)
     tokenizer.train_from_iterator(lines, trainer=trainer)
     return PreTrainedTokenizerFast(
         tokenizer_object=tokenizer,
@@ -78,6 +91,26 @@ def train_tokenizer(
     )
 
 
+def _covered_lines(texts: Iterable[str | Sequence[str]], coverage: float, words_a_line: int = 1024) -> Iterator[str]:
+    """The training words whose characters all cover ``coverage`` of the text's characters, as lines
+    of repeated words: the trainer counts words, so it counts the same as over the text itself."""
+    counts = Counter(word for words in training_words(texts) for word in words)
+    characters: Counter[str] = Counter()
+    for word, count in counts.items():
+        for character in word:
+            characters[character] += count
+    kept, covered, total = set(), 0, sum(characters.values())
+    for character, count in characters.most_common():
+        if covered >= coverage * total:
+            break
+        kept.add(character)
+        covered += count
+    for word, count in counts.items():
+        if kept.issuperset(word):
+            for start in range(0, count, words_a_line):
+                yield " ".join([word] * min(words_a_line, count - start))
+
+
 def train_tokenizer_on_corpora(
     corpora: Sequence[str],
     data_dir: str | None = None,
@@ -85,11 +118,13 @@ def train_tokenizer_on_corpora(
     *,
     max_words: int | None = None,
     model_max_length: int = 512,
+    character_coverage: float = 1.0,
 ) -> tuple[PreTrainedTokenizerFast, dict[str, int]]:
     """Train the family's tokenizer (:func:`train_tokenizer`) on the train split of corpus specs as the
     training recipes name them (``ted``, ``swda``, ``mts_dialog``, ``text:my.jsonl``; weights are
     ignored: each corpus counts once), read as the training data is, each capped at ``max_words``
-    words. Returns the tokenizer and the words read from each corpus."""
+    words (``character_coverage``: as :func:`train_tokenizer` takes it). Returns the tokenizer and the
+    words read from each corpus."""
     from ...data import CorpusSpec, cap_words, count_words
 
     parts, words_read = [], {}
@@ -102,7 +137,8 @@ def train_tokenizer_on_corpora(
         words_read[spec.name] = count_words(train)
         parts.append(train)
     tokenizer = train_tokenizer(
-        (words for part in parts for words in part["words"]), vocab_size, model_max_length=model_max_length
+        (words for part in parts for words in part["words"]), vocab_size, model_max_length=model_max_length,
+        character_coverage=character_coverage,
     )
     return tokenizer, words_read
 
