@@ -45,6 +45,12 @@ class Hardware:
         return self.amx or self.avx512_bf16
 
     @property
+    def openvino_precision(self) -> str:
+        """The precision OpenVINO runs a graph in here: ``"bf16"`` with bf16 matrix instructions on an
+        x86 CPU, else ``"fp32"``."""
+        return "bf16" if self.x86_bf16 else "fp32"
+
+    @property
     def cpu_bf16(self) -> bool:
         """bf16 matrix instructions on the CPU (AMX, avx512_bf16 or ARM's BF16): bf16 beats fp32 there."""
         return self.x86_bf16 or self.arm_bf16

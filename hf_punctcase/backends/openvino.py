@@ -35,7 +35,7 @@ def openvino_precision(hardware=None) -> str:
         from ..hardware import detect_hardware
 
         hardware = detect_hardware()
-    return "bf16" if hardware.x86_bf16 else "fp32"
+    return hardware.openvino_precision
 
 
 class OpenVinoBackend:

@@ -55,8 +55,7 @@ def plan(
     leaves out a compiled graph (where it cannot be built: no converter, no writable cache)."""
     where = device_name(device)
     device_type = where.split(":")[0]
-    # OpenVINO computes in bf16 where the CPU has bf16 matrix instructions, else in fp32.
-    ov_precision = "bf16" if hardware.x86_bf16 else "fp32"
+    ov_precision = hardware.openvino_precision
     check_runtime(runtime)
     if runtime not in (None, "auto"):
         if runtime != (artifacts.runtime or TORCH) and artifacts.runtime not in (None, TORCH):
