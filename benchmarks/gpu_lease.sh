@@ -9,6 +9,10 @@
 #   mkdir -p gpu_data/iwslt && cp ../shared/data/iwslt/dev2010_cased.txt gpu_data/iwslt/
 #   device run: command "bash benchmarks/gpu_lease.sh", carry ["gpu_data"], timeout_s 420
 #
+# What travels to that machine is the whole working tree, and a call carries at most 64 MiB: the embedded
+# weights alone are 183 MB (the default 73 MB and the accurate model 110 MB, int8), so this run waits
+# for a way to send them (a tree without them plus the weights in parts, or a larger allowance).
+#
 # The figures come back under $OUT (runs/gpu_lease where it is not set): plan.txt, speed_<model>.json
 # and .md, and the log. DEVICE=cpu runs the same steps on the CPU (a check before a lease; slow).
 set -euo pipefail
