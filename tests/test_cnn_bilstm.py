@@ -249,6 +249,57 @@ def test_config_refuses_bad_sizes():
         CnnBiLstmConfig(punct_class_weights=[1.0, 2.0])
 
 
+@pytest.mark.parametrize("p", [0.1, 0.5])
+def test_dropout_keeps_each_value_with_probability_one_minus_p_and_scales_it(p):
+    from hf_punctcase.models.cnn_bilstm.modeling import Dropout
+
+    dropout = Dropout(p).train()
+    x = torch.full((400, 500), 3.0)
+    torch.manual_seed(0)
+    y = dropout(x)
+    kept = y != 0
+    assert abs(kept.float().mean().item() - (1 - p)) < 0.005
+    torch.testing.assert_close(y[kept], torch.full_like(y[kept], 3.0 / (1 - p)))
+    assert not torch.equal(dropout(x), y)  # a new mask each call
+    torch.manual_seed(0)
+    assert torch.equal(dropout(x), y)  # drawn from torch's generator: seeded runs repeat
+    for dtype in (torch.bfloat16, torch.float32):
+        assert dropout(x.to(dtype)).dtype == dtype
+    x.requires_grad_(True)
+    dropout(x).sum().backward()
+    # The gradient passes where the value was kept, scaled alike, and nowhere else.
+    torch.testing.assert_close(x.grad.unique(), torch.tensor([0.0, 1 / (1 - p)]))
+    assert torch.equal(dropout.eval()(x), x)
+    assert torch.equal(Dropout(1.0).train()(x), torch.zeros_like(x))
+
+
+def test_bf16_autocast_keeps_the_states_bf16_and_the_logits_of_fp32_masking(tiny_cnn_tokenizer):
+    """The masks take the LSTMs' dtype under autocast: the same logits as masking in fp32 (a 0/1 mask
+    changes no value), with no state turned to fp32 and back between the layers."""
+    torch.manual_seed(0)
+    model = CnnBiLstmForJointTokenClassification(tiny_cnn_config(len(tiny_cnn_tokenizer))).eval()
+    model.mark_word_initial_pieces(tiny_cnn_tokenizer)
+    encoding = tiny_cnn_tokenizer(["so what are the risks i am not technical", "ok"], padding=True, return_tensors="pt")
+    seen = []
+    hooks = [lstm.register_forward_hook(lambda module, inputs, output: seen.append((inputs[0].dtype, output[0].dtype)))
+             for lstm in model.modules() if isinstance(lstm, torch.nn.LSTM)]
+    with torch.no_grad(), torch.autocast("cpu", dtype=torch.bfloat16):
+        logits = model(**encoding).punct_logits
+    for hook in hooks:
+        hook.remove()
+    assert seen[0][1] == torch.bfloat16 and all(dtypes == (torch.bfloat16, torch.bfloat16) for dtypes in seen[2:])
+
+    def fp32_masking(self, x, lengths, mask):
+        for layer in self.bilstm:
+            x = self.layer_dropout(layer(x, lengths)) * mask
+        states, _ = self.lstm(x)
+        return self.layer_dropout(states) * mask
+
+    with torch.no_grad(), torch.autocast("cpu", dtype=torch.bfloat16):
+        model._recurrent = fp32_masking.__get__(model)
+        assert torch.equal(model(**encoding).punct_logits, logits)
+
+
 def test_trains_a_few_steps_and_save_load_gives_the_same_outputs(tiny_cnn_tokenizer, tmp_path):
     torch.manual_seed(0)
     model = CnnBiLstmForJointTokenClassification(tiny_cnn_config(len(tiny_cnn_tokenizer), dropout=0.1))
