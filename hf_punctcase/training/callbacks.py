@@ -138,7 +138,8 @@ class TrainingProgress(TrainerCallback):
     across many sittings still says, from its newest checkpoint alone, how much it trained.
 
     ``words_seen``: examples seen × the mixture's mean words per example (exact on average over the
-    mixture, which every epoch visits in full). ``train_hours``: wall-clock hours of the ``train()`` calls,
+    mixture, which every epoch visits in full), each leg's steps counted at its own mixture's mean, so
+    that a stage resumed from another run's checkpoint on another mixture adds its own words. ``train_hours``: wall-clock hours of the ``train()`` calls,
     evaluations and checkpointing included; ``train_cpu_hours``: CPU time of the training process over
     them, in core-hours, which does not count the time the process was paused or waiting for a core.
     Both are summed over the run's legs: a resumed leg starts from the newest entry its checkpoint holds.
@@ -150,6 +151,7 @@ class TrainingProgress(TrainerCallback):
         self.leg_start = self.leg_cpu_start = 0.0
         self.hours_before = self.cpu_hours_before = 0.0
         self.hours_since_step = 0
+        self.words_before, self.step_before = 0, 0
 
     def on_train_begin(self, args: TrainingArguments, state: TrainerState, control: TrainerControl, **kwargs):
         self.leg_start, self.leg_cpu_start = time.monotonic(), time.process_time()
@@ -157,12 +159,16 @@ class TrainingProgress(TrainerCallback):
         self.hours_before = earlier.get("train_hours", 0.0)
         self.cpu_hours_before = earlier.get("train_cpu_hours", 0.0)
         self.hours_since_step = earlier.get("hours_since_step", 0) if earlier else state.global_step
+        # The words up to the newest entry that counts them, at the mixture of the legs that trained them.
+        counted = next((entry for entry in reversed(state.log_history) if "words_seen" in entry), None)
+        self.words_before, self.step_before = (counted["words_seen"], counted["step"]) if counted else (0, 0)
 
     def on_log(self, args: TrainingArguments, state: TrainerState, control: TrainerControl, logs=None, **kwargs):
         # The Trainer appends the entry to the log history just before it calls on_log with a copy of it.
         entry = state.log_history[-1]
         examples_per_step = args.train_batch_size * args.gradient_accumulation_steps * args.world_size
-        entry["words_seen"] = round(state.global_step * examples_per_step * self.words_per_example)
+        steps = state.global_step - self.step_before
+        entry["words_seen"] = round(self.words_before + steps * examples_per_step * self.words_per_example)
         entry["train_hours"] = round(self.hours_before + (time.monotonic() - self.leg_start) / 3600, 6)
         entry["train_cpu_hours"] = round(self.cpu_hours_before + (time.process_time() - self.leg_cpu_start) / 3600, 6)
         entry["hours_since_step"] = self.hours_since_step
