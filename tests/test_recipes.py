@@ -39,6 +39,10 @@ TINY_TRAINING = [
     "--report_to", "none", "--use_cpu", "--seed", "0", "--disable_tqdm", "true",
     "--window_words", "40", "--max_seq_length", "96",
 ]
+#: TINY_TRAINING without keeping the best checkpoint, so that a resumed leg's final model is its last.
+TINY_TRAINING_NO_BEST = [
+    a for a in TINY_TRAINING if a not in ("--load_best_model_at_end", "--metric_for_best_model", "punct_overall_f1")
+]
 
 
 @pytest.fixture(scope="module")
@@ -92,10 +96,9 @@ def test_finetune_recipe_trains_evaluates_and_writes_card(tiny_encoder_dir, corp
 def test_a_resumed_run_whose_checkpoint_was_rotated_away_still_writes_its_record(tiny_encoder_dir, corpus, tmp_path):
     """With save_total_limit the Trainer deletes the checkpoint a run resumed from once newer ones are
     saved; the record of where it resumed is read before that."""
-    no_best = [a for a in TINY_TRAINING if a not in ("--load_best_model_at_end", "--metric_for_best_model", "punct_overall_f1")]
     args = [
         "--encoder", tiny_encoder_dir, "--output_dir", str(tmp_path / "run"),
-        "--train_corpora", f"text:{corpus}=2", "--eval_corpora", f"text:{corpus}", *no_best,
+        "--train_corpora", f"text:{corpus}=2", "--eval_corpora", f"text:{corpus}", *TINY_TRAINING_NO_BEST,
     ]
     args += ["--eval_with_context", "false"]  # the dev set in sentence chunks of --window_words, no context
     args += ["--logging_steps", "1"]
@@ -134,10 +137,9 @@ def test_a_stage_on_another_mixture_counts_its_own_words_on_top_of_its_branch_po
     """A stage that goes on from another run's checkpoint on another mixture (here windows half as long)
     counts its steps at its own mixture's words per example, on top of the words the checkpoint had seen,
     not every step at its own."""
-    no_best = [a for a in TINY_TRAINING if a not in ("--load_best_model_at_end", "--metric_for_best_model", "punct_overall_f1")]
     args = [
         "--encoder", tiny_encoder_dir, "--train_corpora", f"text:{corpus}", "--eval_corpora", f"text:{corpus}",
-        *no_best, "--eval_with_context", "false", "--logging_steps", "1",
+        *TINY_TRAINING_NO_BEST, "--eval_with_context", "false", "--logging_steps", "1",
     ]
     first = finetune.main([*args, "--output_dir", str(tmp_path / "run"), "--max_steps", "3"])
     first_summary = json.loads((first / "training_summary.json").read_text())

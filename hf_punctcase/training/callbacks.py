@@ -127,9 +127,14 @@ class TrainingStopped(Exception):
 PROGRESS_KEYS = ("words_seen", "train_hours", "train_cpu_hours", "hours_since_step")
 
 
+def newest_progress_entry(log_history: list[dict]) -> dict:
+    """The newest log entry that records how far the run had come ({} if none)."""
+    return next((entry for entry in reversed(log_history) if "train_hours" in entry), {})
+
+
 def recorded_progress(log_history: list[dict]) -> dict:
     """Words seen and hours over every leg of a run, from the newest log entry that records them ({} if none)."""
-    entry = next((entry for entry in reversed(log_history) if "train_hours" in entry), {})
+    entry = newest_progress_entry(log_history)
     return {key: entry[key] for key in PROGRESS_KEYS if key in entry}
 
 
@@ -139,8 +144,8 @@ class TrainingProgress(TrainerCallback):
 
     ``words_seen``: examples seen × the mixture's mean words per example (exact on average over the
     mixture, which every epoch visits in full), each leg's steps counted at its own mixture's mean, so
-    that a stage resumed from another run's checkpoint on another mixture adds its own words. ``train_hours``: wall-clock hours of the ``train()`` calls,
-    evaluations and checkpointing included; ``train_cpu_hours``: CPU time of the training process over
+    that a stage resumed from another run's checkpoint on another mixture adds its own words.
+    ``train_hours``: wall-clock hours of the ``train()`` calls, evaluations and checkpointing included; ``train_cpu_hours``: CPU time of the training process over
     them, in core-hours, which does not count the time the process was paused or waiting for a core.
     Both are summed over the run's legs: a resumed leg starts from the newest entry its checkpoint holds.
     ``hours_since_step``: the step the hours count from (0, unless the run began before it recorded them).
@@ -155,13 +160,12 @@ class TrainingProgress(TrainerCallback):
 
     def on_train_begin(self, args: TrainingArguments, state: TrainerState, control: TrainerControl, **kwargs):
         self.leg_start, self.leg_cpu_start = time.monotonic(), time.process_time()
-        earlier = recorded_progress(state.log_history)
+        earlier = newest_progress_entry(state.log_history)
         self.hours_before = earlier.get("train_hours", 0.0)
         self.cpu_hours_before = earlier.get("train_cpu_hours", 0.0)
         self.hours_since_step = earlier.get("hours_since_step", 0) if earlier else state.global_step
-        # The words up to the newest entry that counts them, at the mixture of the legs that trained them.
-        counted = next((entry for entry in reversed(state.log_history) if "words_seen" in entry), None)
-        self.words_before, self.step_before = (counted["words_seen"], counted["step"]) if counted else (0, 0)
+        # The words up to that entry, counted at the mixtures of the legs that trained them.
+        self.words_before, self.step_before = (earlier["words_seen"], earlier["step"]) if "words_seen" in earlier else (0, 0)
 
     def on_log(self, args: TrainingArguments, state: TrainerState, control: TrainerControl, logs=None, **kwargs):
         # The Trainer appends the entry to the log history just before it calls on_log with a copy of it.
