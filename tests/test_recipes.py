@@ -166,6 +166,43 @@ def test_a_stage_on_another_mixture_counts_its_own_words_on_top_of_its_branch_po
     assert summary["words_seen"] == round(at_branch_point + 3 * words_per_step(summary))
 
 
+def test_a_decay_stage_branches_from_a_plateau_run_and_decays_the_rate_it_held(tiny_encoder_dir, corpus, tmp_path):
+    """A stage on a step-based schedule (warmup-stable-decay) branched from a run on reduce_lr_on_plateau,
+    whose scheduler state the Trainer cannot load into a step-based one: the stage starts at the branch
+    point's step from the rate the run held, decays it linearly, keeps the run's optimiser moments
+    and leaves the run's own checkpoint as it was; a copy cut off while it was written does not count."""
+    args = [
+        "--encoder", tiny_encoder_dir, "--train_corpora", f"text:{corpus}", "--eval_corpora", f"text:{corpus}",
+        *TINY_TRAINING_NO_BEST, "--eval_with_context", "false", "--logging_steps", "1",
+    ]
+    finetune.main([
+        *args, "--output_dir", str(tmp_path / "run"), "--max_steps", "3", "--lr_scheduler_type", "reduce_lr_on_plateau",
+    ])
+    branch_point = tmp_path / "run" / "checkpoint-3"
+    untouched = {name: (branch_point / name).read_bytes() for name in ("optimizer.pt", "scheduler.pt", "model.safetensors")}
+    stage = tmp_path / "stage"
+    (stage / ".checkpoint-3.branching").mkdir(parents=True)  # a copy cut off by a stop
+    final = finetune.main([
+        *args, "--output_dir", str(stage), "--branch_from", str(branch_point), "--max_steps", "6",
+        "--lr_scheduler_type", "warmup_stable_decay",
+        "--lr_scheduler_kwargs", json.dumps({"num_stable_steps": 3, "num_decay_steps": 3, "decay_type": "linear"}),
+    ])
+    summary = json.loads((final / "training_summary.json").read_text())
+    assert summary["resumed_from_step"] == 3 and summary["global_step"] == 6
+    rates = {e["step"]: e["learning_rate"] for e in summary["log_history"] if "learning_rate" in e}
+    assert rates[1] == rates[2] == rates[3] == pytest.approx(1e-3)  # the run's, on its plateau schedule
+    # The rate each step trained at (as the Trainer logs it): step s at the schedule's value after s - 1
+    # steps, as in an unbroken run on this schedule.
+    assert [rates[step] for step in (4, 5, 6)] == pytest.approx([1e-3, 1e-3 * 2 / 3, 1e-3 / 3])
+    assert {name: (branch_point / name).read_bytes() for name in untouched} == untouched
+    branched = torch.load(stage / "checkpoint-3" / "optimizer.pt", weights_only=True)
+    moments = torch.load(branch_point / "optimizer.pt", weights_only=True)["state"]
+    assert branched["state"].keys() == moments.keys() and all(
+        torch.equal(branched["state"][key]["exp_avg"], moments[key]["exp_avg"]) for key in moments
+    )
+    assert not (stage / ".checkpoint-3.branching").exists()
+
+
 def test_a_run_stopped_by_sigterm_saves_its_step_and_the_same_command_goes_on_from_it(tiny_encoder_dir, corpus, tmp_path):
     """SIGTERM during training (a scheduler's stop, ``kill``) costs at most the step under way: the run saves
     a checkpoint at the end of that step, writes no final model, says so in one line and exits with 143."""

@@ -282,6 +282,17 @@ class DataArguments:
             "and the data order stay those of --save_steps alone."
         },
     )
+    branch_from: str | None = field(
+        default=None,
+        metadata={
+            "help": "A whole checkpoint of another run that this run goes on from, as a stage of it (its model, "
+            "optimiser state, step and words seen), copied into --output_dir when that holds no checkpoint yet; "
+            "with --resume_from_checkpoint latest the stage then resumes from the copy, and from its own "
+            "checkpoints after a stop. A step-based --lr_scheduler_type (warmup_stable_decay, linear, cosine) "
+            "starts there at the checkpoint's step and from its rates, in place of the checkpoint's own schedule: "
+            "a decay stage of a run held at one rate (hf_punctcase.training.branching)."
+        },
+    )
     keep_checkpoint_models: bool = field(
         default=False,
         metadata={

@@ -59,6 +59,7 @@ from ..tasks import tasks_of
 from ..tokenization import tokenize_dataset
 from .arguments import DataArguments, DistillationArguments, ModelArguments
 from .averaging import KEPT_MODELS_DIR, checkpoint_folder, numbered_checkpoints
+from .branching import branch_checkpoint
 from .callbacks import (
     CheckpointEveryMinutes,
     CheckpointRecord,
@@ -124,6 +125,11 @@ def run(
     # The label columns this model's batches carry: the Trainer's default (every *label* argument of
     # forward) leaves out the keyword-only labels of the head tasks, which the model is scored on.
     training_args.label_names = [task.label_field for task in model_tasks]
+    if data_args.branch_from:
+        # A stage goes on from its branch point the first time, from its own newest checkpoint after a stop.
+        if latest_whole_checkpoint(training_args.output_dir) is None:
+            branch_checkpoint(data_args.branch_from, training_args.output_dir, training_args)
+        training_args.resume_from_checkpoint = training_args.resume_from_checkpoint or "latest"
     if training_args.resume_from_checkpoint == "latest":
         # A run stopped and started again with the same command goes on from its newest checkpoint, if any.
         training_args.resume_from_checkpoint = latest_whole_checkpoint(training_args.output_dir)
