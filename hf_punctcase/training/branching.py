@@ -78,7 +78,8 @@ def branch_checkpoint(checkpoint: str | os.PathLike, output_dir: str | os.PathLi
         torch.save(optimizer_state, staging / OPTIMIZER_NAME)
         torch.save(schedule_state, staging / SCHEDULER_NAME)
     staging.rename(target)
-    logger.info("branched %s into %s (%s schedule from step %d)", source, target, training_args.lr_scheduler_type, step)
+    schedule = SchedulerType(training_args.lr_scheduler_type).value
+    logger.info("branched %s into %s (the %s schedule from step %d)", source, target, schedule, step)
     return target
 
 
