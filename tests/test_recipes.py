@@ -181,7 +181,7 @@ def test_a_decay_stage_branches_from_a_plateau_run_and_decays_the_rate_it_held(t
     branch_point = tmp_path / "run" / "checkpoint-3"
     untouched = {name: (branch_point / name).read_bytes() for name in ("optimizer.pt", "scheduler.pt", "model.safetensors")}
     stage = tmp_path / "stage"
-    (stage / ".checkpoint-3.branching").mkdir(parents=True)  # a copy cut off by a stop
+    (stage / ".checkpoint-3.cut0ff.tmp").mkdir(parents=True)  # a copy cut off by a hard stop
     final = finetune.main([
         *args, "--output_dir", str(stage), "--branch_from", str(branch_point), "--max_steps", "6",
         "--lr_scheduler_type", "warmup_stable_decay",
@@ -200,7 +200,7 @@ def test_a_decay_stage_branches_from_a_plateau_run_and_decays_the_rate_it_held(t
     assert branched["state"].keys() == moments.keys() and all(
         torch.equal(branched["state"][key]["exp_avg"], moments[key]["exp_avg"]) for key in moments
     )
-    assert not (stage / ".checkpoint-3.branching").exists()
+    assert not (stage / ".checkpoint-3.cut0ff.tmp").exists()
 
 
 def test_a_run_stopped_by_sigterm_saves_its_step_and_the_same_command_goes_on_from_it(tiny_encoder_dir, corpus, tmp_path):

@@ -23,6 +23,7 @@ from transformers import TrainingArguments, get_scheduler
 from transformers.trainer import OPTIMIZER_NAME, SCHEDULER_NAME, TRAINER_STATE_NAME
 from transformers.trainer_utils import SchedulerType
 
+from ..atomic_files import atomic_directory
 from ..cards.training_records import checkpoint_step
 from .averaging import checkpoint_folder
 
@@ -59,8 +60,8 @@ def stage_schedule_state(optimizer_state: dict, step: int, training_args: Traini
 def branch_checkpoint(checkpoint: str | os.PathLike, output_dir: str | os.PathLike, training_args: TrainingArguments) -> Path:
     """Copy the whole checkpoint ``checkpoint`` of another run into ``output_dir`` as that run's newest
     checkpoint, under the stage's schedule (``training_args``); returns the copy. The copy is written
-    beside its place and renamed into it when complete, so a stop while it is written leaves no
-    half-copied checkpoint to resume from."""
+    whole or not at all (:func:`~hf_punctcase.atomic_files.atomic_directory`), so a stop while it is
+    written leaves no half-copied checkpoint to resume from."""
     source = Path(checkpoint)
     if not (source / TRAINER_STATE_NAME).is_file():
         raise FileNotFoundError(f"{source} is not a whole checkpoint (no {TRAINER_STATE_NAME}): a stage branches from one")
@@ -68,16 +69,16 @@ def branch_checkpoint(checkpoint: str | os.PathLike, output_dir: str | os.PathLi
     if training_args.max_steps <= step:
         raise ValueError(f"max_steps {training_args.max_steps} leaves the stage nothing to train after step {step}")
     target = checkpoint_folder(output_dir, step)
-    staging = target.with_name(f".{target.name}.branching")
-    shutil.rmtree(staging, ignore_errors=True)
-    shutil.copytree(source, staging)
-    if training_args.lr_scheduler_type != SchedulerType.REDUCE_ON_PLATEAU:
-        optimizer_state, schedule_state = stage_schedule_state(
-            torch.load(staging / OPTIMIZER_NAME, map_location="cpu", weights_only=True), step, training_args
-        )
-        torch.save(optimizer_state, staging / OPTIMIZER_NAME)
-        torch.save(schedule_state, staging / SCHEDULER_NAME)
-    staging.rename(target)
+    for cut_off in target.parent.glob(f".{target.name}.*.tmp"):  # what a hard stop left of an earlier copy
+        shutil.rmtree(cut_off, ignore_errors=True)
+    with atomic_directory(target) as staging:
+        shutil.copytree(source, staging, dirs_exist_ok=True)
+        if training_args.lr_scheduler_type != SchedulerType.REDUCE_ON_PLATEAU:
+            optimizer_state, schedule_state = stage_schedule_state(
+                torch.load(staging / OPTIMIZER_NAME, map_location="cpu", weights_only=True), step, training_args
+            )
+            torch.save(optimizer_state, staging / OPTIMIZER_NAME)
+            torch.save(schedule_state, staging / SCHEDULER_NAME)
     schedule = SchedulerType(training_args.lr_scheduler_type).value
     logger.info("branched %s into %s (the %s schedule from step %d)", source, target, schedule, step)
     return target
