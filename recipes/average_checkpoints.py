@@ -5,9 +5,11 @@ exportable and shippable like any checkpoint (hf_punctcase.training.averaging).
     python recipes/average_checkpoints.py runs/x/checkpoint-1200 runs/x/checkpoint-1400 -o runs/x-avg
     python recipes/average_checkpoints.py --run runs/x --last 3 -o runs/x-avg           # the newest 3
     python recipes/average_checkpoints.py --run runs/x --last 3 --up-to-step 1600 -o runs/x-avg
+    python recipes/average_checkpoints.py --stages runs/a/checkpoint-800 runs/b/checkpoint-800 -o runs/soup
 
 ``--run`` takes the run's checkpoints from its output folder and from ``checkpoint_models/``, where a run
-with ``keep_checkpoint_models: true`` keeps every checkpoint's model.
+with ``keep_checkpoint_models: true`` keeps every checkpoint's model. ``--stages`` averages the ends of
+stages that went on from one branch point (``branch_from``), one checkpoint a stage: a model soup.
 """
 
 from __future__ import annotations
@@ -26,9 +28,13 @@ def recorded_command(args: argparse.Namespace) -> str:
         selection = ["--run", "OUTPUT_DIR", "--last", str(args.last)]
         selection += ["--up-to-step", str(args.up_to_step)] if args.up_to_step is not None else []
     else:
-        selection = [f"OUTPUT_DIR/{Path(checkpoint).parent.name}/{Path(checkpoint).name}"
-                     if Path(checkpoint).parent.name == KEPT_MODELS_DIR else f"OUTPUT_DIR/{Path(checkpoint).name}"
-                     for checkpoint in args.checkpoints]
+        # Stages are several runs: STAGE_1_DIR, STAGE_2_DIR, … in the order named.
+        stages = getattr(args, "stages", False)
+        runs = [f"STAGE_{number}_DIR" if stages else "OUTPUT_DIR" for number in range(1, len(args.checkpoints) + 1)]
+        selection = [f"{run}/{Path(checkpoint).parent.name}/{Path(checkpoint).name}"
+                     if Path(checkpoint).parent.name == KEPT_MODELS_DIR else f"{run}/{Path(checkpoint).name}"
+                     for run, checkpoint in zip(runs, args.checkpoints)]
+        selection = ["--stages", *selection] if stages else selection
     return shlex.join(["python", "recipes/average_checkpoints.py", *selection, "-o", "AVERAGED_DIR"])
 
 
@@ -40,9 +46,15 @@ def main(argv: list[str] | None = None) -> Path:
     parser.add_argument("--up-to-step", type=int, help="with --run: only checkpoints saved at this step or before")
     parser.add_argument("-o", "--output", required=True, help="the folder to write (must not exist, unless --overwrite)")
     parser.add_argument("--overwrite", action="store_true", help="replace --output if it exists")
+    parser.add_argument(
+        "--stages", action="store_true",
+        help="the named checkpoints are the ends of stages branched from one checkpoint, one a stage (a model soup)",
+    )
     args = parser.parse_args(argv)
     if bool(args.run) == bool(args.checkpoints):
         parser.error("name the checkpoints, or a run with --run and --last (not both)")
+    if args.run and args.stages:
+        parser.error("--stages takes named checkpoints, one a stage, not --run")
     if args.run:
         if not args.last:
             parser.error("--run needs --last N: how many of the run's newest checkpoints to average")
@@ -55,7 +67,8 @@ def main(argv: list[str] | None = None) -> Path:
     else:
         checkpoints = [Path(c) for c in args.checkpoints]
     try:
-        output = average_checkpoints(checkpoints, args.output, overwrite=args.overwrite, command=recorded_command(args))
+        output = average_checkpoints(checkpoints, args.output, overwrite=args.overwrite, command=recorded_command(args),
+                                     stages=args.stages)
     except (ValueError, FileExistsError) as error:
         parser.exit(2, f"average_checkpoints.py: {error}\n")
     print(f"wrote {output}: the mean of {', '.join(str(c) for c in checkpoints)}")

@@ -109,6 +109,40 @@ def test_buffers_other_than_floats_are_kept_and_steps_order_by_number(tmp_path):
     )) == "python recipes/average_checkpoints.py OUTPUT_DIR/checkpoint-9 OUTPUT_DIR/checkpoint_models/checkpoint-100 -o AVERAGED_DIR"
 
 
+def test_the_ends_of_stages_from_one_branch_point_average_into_a_soup_one_a_stage(tmp_path):
+    from hf_punctcase.cards.training_records import stage_description
+
+    def stage_end(run: str, kept: bool, weights: list[float]) -> Path:
+        folder = tmp_path / run / (f"{KEPT_MODELS_DIR}/checkpoint-8" if kept else "checkpoint-8")
+        _checkpoint(folder, 8, {"w": torch.tensor(weights)})
+        record = {"global_step": 8, "words_seen": 800, "train_words": 100, "epoch": 8.0, "train_seconds": 60}
+        (folder / "training_summary.json").write_text(json.dumps(record))
+        return folder
+
+    decay = stage_end("decay_stage", True, [1.0, 2.0])
+    captions = stage_end("captions_stage", False, [3.0, 4.0])
+    # Without --stages two checkpoints at one step are two copies of one run's step, and refused.
+    with pytest.raises(SystemExit):
+        average_recipe.main([str(decay), str(captions), "-o", str(tmp_path / "refused")])
+    assert not (tmp_path / "refused").exists()
+    soup = average_recipe.main(["--stages", str(decay), str(captions), "-o", str(tmp_path / "soup")])
+    assert torch.equal(load_file(soup / "model.safetensors")["w"], torch.tensor([2.0, 3.0]))
+    record = json.loads((soup / "training_summary.json").read_text())
+    assert [entry["stage"] for entry in record["averaged_checkpoints"]] == ["decay_stage", "captions_stage"]
+    assert record["averaging_command"] == (
+        "python recipes/average_checkpoints.py --stages STAGE_1_DIR/checkpoint_models/checkpoint-8 "
+        "STAGE_2_DIR/checkpoint-8 -o AVERAGED_DIR"
+    )
+    assert "the mean of the ends of stages branched from one checkpoint: decay_stage at step 8, captions_stage at step 8" in (
+        stage_description(record)
+    )
+    # One checkpoint a stage: two of one run are not a soup of stages.
+    earlier = _checkpoint(tmp_path / "decay_stage" / KEPT_MODELS_DIR / "checkpoint-4", 4, {"w": torch.zeros(2)})
+    with pytest.raises(ValueError, match="two of the checkpoints are of one run"):
+        average_checkpoints([earlier, decay, captions], tmp_path / "out", stages=True)
+    assert not (tmp_path / "out").exists()
+
+
 @pytest.mark.parametrize(
     "second, message",
     [

@@ -83,8 +83,13 @@ def stage_description(summary: dict) -> str:
             f"{record['distill_weight']:g})"
         )
     if summary.get("averaged_checkpoints"):
-        steps = ", ".join(f"{entry['step']:,}" for entry in summary["averaged_checkpoints"])
-        text += f"; the weights are the mean of the run's checkpoints at steps {steps}"
+        entries = summary["averaged_checkpoints"]
+        if any("stage" in entry for entry in entries):
+            ends = ", ".join(f"{entry.get('stage', '?')} at step {entry['step']:,}" for entry in entries)
+            text += f"; the weights are the mean of the ends of stages branched from one checkpoint: {ends}"
+        else:
+            steps = ", ".join(f"{entry['step']:,}" for entry in entries)
+            text += f"; the weights are the mean of the run's checkpoints at steps {steps}"
     return text
 
 

@@ -1,7 +1,9 @@
 """Checkpoint averaging: the model whose weights are the mean of several checkpoints of one run (Vaswani
 et al. 2017; "latest weight averaging", Kaddour 2022). At a learning rate that stays high, as under a
 plateau schedule before its first cut, consecutive checkpoints scatter around a point that none of them
-reaches; their mean lies nearer it, at no cost in training.
+reaches; their mean lies nearer it, at no cost in training. With ``stages=True`` the checkpoints are the
+ends of stages that went on from one branch point (``branch_from``), one a stage: a uniform model soup
+(Wortsman et al. 2022), whose ingredients share the weights they started from.
 
 The Trainer keeps few checkpoints (``save_total_limit``): with ``keep_checkpoint_models`` a run also keeps
 the model of every checkpoint it saves, without the optimiser state, in ``OUTPUT/checkpoint_models/``:
@@ -68,6 +70,13 @@ def saved_step(folder: str | os.PathLike) -> int:
     raise ValueError(f"{folder}: no trainer_state.json, training record or step number says which step it was saved at")
 
 
+def run_of_checkpoint(folder: str | os.PathLike) -> Path:
+    """The run a checkpoint folder belongs to: the folder holding it, or, for a kept model
+    (``RUN/checkpoint_models/checkpoint-N``), the one above ``checkpoint_models``."""
+    parent = Path(folder).resolve().parent
+    return parent.parent if parent.name == KEPT_MODELS_DIR else parent
+
+
 def keep_checkpoint_model(checkpoint: str | os.PathLike, models_dir: str | os.PathLike) -> Path:
     """Copy a Trainer checkpoint's model (weights, config, tokenizer, training record: all but the
     optimiser, scheduler, RNG state and arguments) to ``models_dir/checkpoint-N``, written whole."""
@@ -101,6 +110,7 @@ def average_checkpoints(
     *,
     overwrite: bool = False,
     command: str | None = None,
+    stages: bool = False,
 ) -> Path:
     """Write to ``output_dir`` the model whose floating-point weights are the mean of ``checkpoints``'
     (two or more folders of one run: Trainer checkpoints, kept checkpoint models or saved models). The
@@ -108,7 +118,11 @@ def average_checkpoints(
     training record gains ``averaged_checkpoints`` (the step and words seen of each) and
     ``averaging_command`` (``command``, the command line that made it, if given), which its card states.
     The tensors other than floating-point ones (buffers such as a word-start table) must be equal in all;
-    names, shapes and dtypes must match. Written whole or not at all."""
+    names, shapes and dtypes must match. Written whole or not at all.
+
+    With ``stages`` the checkpoints are of several runs, one a run (stages branched from one checkpoint,
+    which may end at the same step): the folder is the last named of the newest, and each entry of
+    ``averaged_checkpoints`` also names its stage (its run's folder name)."""
     folders = [Path(checkpoint) for checkpoint in checkpoints]
     if len(folders) < 2:
         raise ValueError(f"averaging needs two or more checkpoints, got {len(folders)}")
@@ -119,8 +133,14 @@ def average_checkpoints(
         if not (folder / "config.json").is_file():
             raise ValueError(f"{folder} is not a model folder (no config.json)")
     steps = [saved_step(folder) for folder in folders]
-    if len(set(steps)) != len(steps):
-        raise ValueError(f"two of the checkpoints were saved at the same step ({steps}): they are not of one run")
+    runs = [run_of_checkpoint(folder) for folder in folders]
+    if stages and len(set(runs)) != len(runs):
+        raise ValueError(f"two of the checkpoints are of one run ({', '.join(str(run) for run in runs)}): a soup of stages takes one a stage")
+    if not stages and len(set(steps)) != len(steps):
+        raise ValueError(
+            f"two of the checkpoints were saved at the same step ({steps}): they are not of one run "
+            "(for the ends of stages branched from one checkpoint, pass stages=True: --stages)"
+        )
     order = sorted(range(len(folders)), key=steps.__getitem__)
     folders, steps = [folders[k] for k in order], [steps[k] for k in order]
     newest = folders[-1]
@@ -138,6 +158,7 @@ def average_checkpoints(
         if record is not None:
             record["averaged_checkpoints"] = [
                 {"step": step, "words_seen": (training_record(folder) or {}).get("words_seen")}
+                | ({"stage": run_of_checkpoint(folder).name} if stages else {})
                 for step, folder in zip(steps, folders)
             ]
             record["averaging_command"] = command
@@ -183,5 +204,6 @@ __all__ = [
     "keep_checkpoint_model",
     "numbered_checkpoints",
     "run_checkpoints",
+    "run_of_checkpoint",
     "saved_step",
 ]
