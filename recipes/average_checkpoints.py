@@ -29,12 +29,11 @@ def recorded_command(args: argparse.Namespace) -> str:
         selection += ["--up-to-step", str(args.up_to_step)] if args.up_to_step is not None else []
     else:
         # Stages are several runs: STAGE_1_DIR, STAGE_2_DIR, … in the order named.
-        stages = getattr(args, "stages", False)
-        runs = [f"STAGE_{number}_DIR" if stages else "OUTPUT_DIR" for number in range(1, len(args.checkpoints) + 1)]
+        runs = [f"STAGE_{number}_DIR" if args.stages else "OUTPUT_DIR" for number in range(1, len(args.checkpoints) + 1)]
         selection = [f"{run}/{Path(checkpoint).parent.name}/{Path(checkpoint).name}"
                      if Path(checkpoint).parent.name == KEPT_MODELS_DIR else f"{run}/{Path(checkpoint).name}"
                      for run, checkpoint in zip(runs, args.checkpoints)]
-        selection = ["--stages", *selection] if stages else selection
+        selection = ["--stages", *selection] if args.stages else selection
     return shlex.join(["python", "recipes/average_checkpoints.py", *selection, "-o", "AVERAGED_DIR"])
 
 

@@ -105,7 +105,7 @@ def test_buffers_other_than_floats_are_kept_and_steps_order_by_number(tmp_path):
     assert not (named / "training_summary.json").exists()  # these folders have no training record to extend
     assert average_recipe.recorded_command(average_recipe.argparse.Namespace(
         run=None, checkpoints=[str(run / "checkpoint-9"), str(tmp_path / "checkpoint_models" / "checkpoint-100")],
-        last=None, up_to_step=None,
+        last=None, up_to_step=None, stages=False,
     )) == "python recipes/average_checkpoints.py OUTPUT_DIR/checkpoint-9 OUTPUT_DIR/checkpoint_models/checkpoint-100 -o AVERAGED_DIR"
 
 

@@ -84,8 +84,8 @@ def stage_description(summary: dict) -> str:
         )
     if summary.get("averaged_checkpoints"):
         entries = summary["averaged_checkpoints"]
-        if any("stage" in entry for entry in entries):
-            ends = ", ".join(f"{entry.get('stage', '?')} at step {entry['step']:,}" for entry in entries)
+        if "stage" in entries[0]:  # a soup of stages names each; averaging never mixes the two kinds
+            ends = ", ".join(f"{entry['stage']} at step {entry['step']:,}" for entry in entries)
             text += f"; the weights are the mean of the ends of stages branched from one checkpoint: {ends}"
         else:
             steps = ", ".join(f"{entry['step']:,}" for entry in entries)
