@@ -142,7 +142,7 @@ def average_checkpoints(
             "(for the ends of stages branched from one checkpoint, pass stages=True: --stages)"
         )
     order = sorted(range(len(folders)), key=steps.__getitem__)
-    folders, steps = [folders[k] for k in order], [steps[k] for k in order]
+    folders, steps, runs = [folders[k] for k in order], [steps[k] for k in order], [runs[k] for k in order]
     newest = folders[-1]
     files = _weight_files(newest)
     for folder in folders[:-1]:
@@ -158,8 +158,8 @@ def average_checkpoints(
         if record is not None:
             record["averaged_checkpoints"] = [
                 {"step": step, "words_seen": (training_record(folder) or {}).get("words_seen")}
-                | ({"stage": run_of_checkpoint(folder).name} if stages else {})
-                for step, folder in zip(steps, folders)
+                | ({"stage": run.name} if stages else {})
+                for step, folder, run in zip(steps, folders, runs)
             ]
             record["averaging_command"] = command
             atomic_write_text(staging / TRAINING_RECORD, json.dumps(record, indent=2))

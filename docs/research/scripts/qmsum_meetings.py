@@ -17,6 +17,8 @@ import json
 import re
 import subprocess
 
+from hf_punctcase.atomic_files import atomic_output
+
 #: AMI's full-corpus ASR partition: its dev and test meetings are held out of any training here.
 ASR_DEV_TEST_MEETINGS = ("ES2011", "IS1008", "TS3004", "ES2004", "IS1009", "TS3003", "EN2002")
 
@@ -72,10 +74,7 @@ def clean(text):
     t = LETTERS_RE.sub(lambda m: m.group(1).replace("_", ""), t)
     t = CLITIC_RE.sub(r"\1'\2", t)
     t = NT_RE.sub(r"\1\2", t)
-    prev = None
-    while prev != t:
-        prev = t
-        t = HYPHEN_RE.sub(r"\1-", t)
+    t = HYPHEN_RE.sub(r"\1-", t)  # the lookahead leaves the next word to match: "a - b - c" in one pass
     t = SPACE_PUNCT_RE.sub(r"\1", t)
     t = PUNCT_RUN_RE.sub(strongest, t)
     t = re.sub(r'^[\s.,?!;:]+', "", t)
@@ -106,7 +105,7 @@ def main():
     args = parser.parse_args()
     paths = sorted(git(args.git_dir, "ls-tree", "--name-only", "HEAD", "data/Product/train/").split())
     meetings = words = 0
-    with open(args.output, "w", encoding="utf-8") as out:
+    with atomic_output(args.output) as out:  # the whole file or none
         for path in paths:
             if path.rsplit("/", 1)[-1].startswith(ASR_DEV_TEST_MEETINGS):
                 continue
