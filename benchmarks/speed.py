@@ -17,7 +17,8 @@ asked for, all in one run.
 
 An ONNX export folder (the embedded ``on-device`` model, or ``hf-punctcase export-onnx`` output) runs
 through the pipeline's ONNX Runtime backend with ``--threads`` intra-op threads; its graph fixes its
-precision, so it runs once whatever ``--dtypes`` says. ``--runtime`` also times the torch-free
+precision, so it runs once whatever ``--dtypes`` and ``--runtimes`` say. An OpenVINO folder runs once too, in
+OpenVINO with ``--threads`` threads. ``--runtime`` also times the torch-free
 :class:`hf_punctcase.runtime.OnDeviceRestorer` on each ONNX folder.
 
 Windows: ``--window-words`` words per model input with ``--context-words`` words of context on each
@@ -59,7 +60,7 @@ from hf_punctcase.data import data_dir, read_iwslt_cased
 from hf_punctcase.labels import LabelScheme
 from hf_punctcase.hardware import detect_hardware
 from hf_punctcase.checkpoints import resolve
-from hf_punctcase.formats import is_onnx_dir
+from hf_punctcase.formats import OpenVinoFormat, format_of, is_onnx_dir
 from hf_punctcase.runtime import OnDeviceRestorer
 from hf_punctcase.backends.onnxruntime import import_onnxruntime, read_export_info
 
@@ -164,6 +165,10 @@ def main() -> None:
                     return runtimes[batch_size](text, **windows)
 
                 loaded[f"{model} | OnDeviceRestorer (no torch)"] = (on_device, weights)
+            continue
+        if isinstance(format_of(folder), OpenVinoFormat):  # an OpenVINO folder runs in OpenVINO, once
+            pipe = hf_punctcase.load_pipeline(folder, intra_op_num_threads=args.threads)
+            loaded[f"{model} | OpenVINO pipeline"] = (pipe, f"OpenVINO {pipe.execution_plan.precision}")
             continue
         for dtype in args.dtypes:
             pipe = hf_punctcase.load_pipeline(model, dtype=dtype, device=args.device)

@@ -23,60 +23,10 @@ activation scales read nothing of a window's batch mates, so the graph runs whol
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
 import shutil
 import time
 from pathlib import Path
-
-import numpy as np
-
-
-#: The most calibration windows taken from one document.
-WINDOWS_PER_DOCUMENT = 4
-
-
-def corpus_texts(corpus: str, data_dir: Path | None):
-    """A corpus's training documents as an ASR gives them (lowercased, no marks): TED talks through
-    their reader, any other corpus through the builder's train split (examples of up to 200 words)."""
-    from hf_punctcase.data import data_dir as corpus_dir
-    from hf_punctcase.data import load_punct_case_dataset, read_ted_talks
-    from hf_punctcase.labels import LabelScheme
-
-    if corpus == "ted":
-        scheme = LabelScheme()
-        for _, text in read_ted_talks(corpus_dir(data_dir) / "ted" / "talks.jsonl"):
-            yield scheme.parse(text).words
-        return
-    for example in load_punct_case_dataset(corpus, data_dir, splits=["train"])["train"]:
-        yield example["words"]
-
-
-def calibration_windows(engine, count: int, corpora: list[str], data_dir: Path | None) -> list[dict[str, np.ndarray]]:
-    """``count`` windows, an equal share from each corpus's training documents, as ``engine`` (the
-    pipeline's restoration engine for the model) cuts and tokenises them (batch of one), at most
-    :data:`WINDOWS_PER_DOCUMENT` a document, so that many speakers and topics set the scales."""
-    from hf_punctcase.inputs import transcript
-    from hf_punctcase.restoration import RestoreOptions
-
-    options = RestoreOptions()
-    windows = []
-    for number, corpus in enumerate(corpora):
-        share = count * (number + 1) // len(corpora) - len(windows)
-        taken = 0
-        for document in corpus_texts(corpus, data_dir):
-            source = transcript(" ".join(word.lower() for word in document))
-            for window, _ in itertools.islice(engine.windows(source, options), WINDOWS_PER_DOCUMENT):
-                windows.append({
-                    "input_ids": np.asarray([window.input_ids], dtype=np.int64),
-                    "attention_mask": np.asarray([window.attention_mask], dtype=np.int64),
-                })
-                taken += 1
-                if taken == share:
-                    break
-            if taken == share:
-                break
-    return windows
 
 
 def main() -> None:
@@ -96,6 +46,7 @@ def main() -> None:
     from transformers import AutoModelForTokenClassification, AutoTokenizer
 
     from hf_punctcase.embedded import DEFAULT_MODEL_DIR
+    from hf_punctcase.export.calibration import calibration_windows
     from hf_punctcase.export.cache import keeps_float
     from hf_punctcase.export.onnx_graph import write_export
     from hf_punctcase.runtime import OnDeviceRestorer

@@ -81,6 +81,16 @@ def test_an_openvino_folder_loads_through_from_pretrained_and_the_pipeline(openv
         hf_punctcase.load_pipeline(openvino_folder, device="cuda:0")
 
 
+def test_an_openvino_folder_takes_the_thread_count_load_pipeline_passes_every_graph(openvino_folder):
+    # load_pipeline names OpenVINO's threads intra_op_num_threads, as ONNX Runtime's; an OpenVINO folder
+    # refused the name before.
+    pipe = hf_punctcase.load_pipeline(openvino_folder, intra_op_num_threads=1)
+    assert pipe.model.backend._config["INFERENCE_NUM_THREADS"] == 1
+    assert pipe(TEXTS) == hf_punctcase.load_pipeline(openvino_folder)(TEXTS)
+    with pytest.raises(ValueError, match="disagree"):
+        hf_punctcase.AutoModelForJointTokenClassification.from_pretrained(openvino_folder, num_threads=2, intra_op_num_threads=1)
+
+
 def test_a_torch_checkpoint_runs_as_its_openvino_graph_when_asked(tiny_model_dir, own_cache, monkeypatch):
     first = hf_punctcase.load_pipeline(tiny_model_dir, runtime="openvino")
     assert isinstance(first.model, OpenVinoModel) and first.execution_plan.runtime == OPENVINO

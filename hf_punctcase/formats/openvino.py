@@ -45,9 +45,21 @@ class OpenVinoFormat(ModelFormat):
         if not head.startswith(b"<?xml") and not head.startswith(b"<net"):
             raise fault(folder, f"{OPENVINO_MODEL_FILE} is not an OpenVINO IR graph (no XML network)")
 
-    def load_model(self, folder: str, *, dtype=None, device_map=None, num_threads: int | None = None, **kwargs: Any):
+    def load_model(
+        self,
+        folder: str,
+        *,
+        dtype=None,
+        device_map=None,
+        num_threads: int | None = None,
+        intra_op_num_threads: int | None = None,
+        **kwargs: Any,
+    ):
         """The folder as an :class:`OpenVinoModel` on the CPU; ``dtype`` may only be float32 or "auto"
-        (OpenVINO picks the CPU's precision), and there is no ``device_map``."""
+        (OpenVINO picks the CPU's precision), and there is no ``device_map``. ``intra_op_num_threads``
+        (the name :func:`hf_punctcase.load_pipeline` passes for every graph) is OpenVINO's ``num_threads``."""
+        if num_threads is not None and intra_op_num_threads is not None and num_threads != intra_op_num_threads:
+            raise ValueError(f"num_threads={num_threads} and intra_op_num_threads={intra_op_num_threads} disagree")
         if device_map is not None:
             raise ValueError(f"model path {folder} is an OpenVINO export: it runs on the CPU, without a device_map")
         check_runs_as_exported(
@@ -56,7 +68,7 @@ class OpenVinoFormat(ModelFormat):
         unknown = sorted(name for name in kwargs if name not in LOADING_ONLY and not name.startswith("_"))
         if unknown:
             raise TypeError(f"model path {folder} is an OpenVINO export: from_pretrained got arguments it cannot use: {unknown}")
-        return OpenVinoModel(folder, num_threads=num_threads)
+        return OpenVinoModel(folder, num_threads=num_threads if num_threads is not None else intra_op_num_threads)
 
 
 class OpenVinoModel(GraphModel):
