@@ -50,8 +50,8 @@ def main() -> None:
 
     start = time.perf_counter()
     model = AutoModelForTokenClassification.from_pretrained(DEFAULT_MODEL_DIR, dtype="float32")
-    source = build_graph(DEFAULT_MODEL_DIR, model, AutoTokenizer.from_pretrained(DEFAULT_MODEL_DIR), "openvino")
-    del model
+    tokenizer = AutoTokenizer.from_pretrained(DEFAULT_MODEL_DIR)
+    source = build_graph(DEFAULT_MODEL_DIR, model, tokenizer, "openvino")
     out = Path(args.out)
     fp32 = out / "fp32"
     if not (fp32 / "model.onnx").is_file():
@@ -60,8 +60,8 @@ def main() -> None:
 
         shutil.rmtree(fp32, ignore_errors=True)
         fp32.mkdir(parents=True)
-        write_export(AutoModelForTokenClassification.from_pretrained(DEFAULT_MODEL_DIR, dtype="float32"),
-                     AutoTokenizer.from_pretrained(DEFAULT_MODEL_DIR), fp32, source="default")
+        write_export(model, tokenizer, fp32, source="default")
+    del model
     windows = calibration_windows(OnDeviceRestorer(fp32).engine, args.windows, args.corpora, args.data_dir)
 
     graph = openvino.Core().read_model(str(source / OPENVINO_MODEL_FILE))
