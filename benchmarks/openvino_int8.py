@@ -71,11 +71,8 @@ def main() -> None:
         # product of two activations: attention's scores and its weighted sum.
         def activation_product(node) -> bool:
             second = node.input_value(1).get_node()
-            while second.get_type_name() in ("Convert", "Transpose", "Reshape"):
-                if second.get_type_name() == "Convert":
-                    second = second.input_value(0).get_node()
-                    continue
-                break
+            while second.get_type_name() == "Convert":
+                second = second.input_value(0).get_node()
             return second.get_type_name() != "Constant"
 
         names = [node.get_friendly_name() for node in graph.get_ops()

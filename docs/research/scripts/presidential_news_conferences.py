@@ -96,8 +96,8 @@ def conference_paragraphs(text: str) -> list[str]:
     # A footnote's number before the break that starts the footnote ("percent.2,2 See Item 336."), so
     # that the break is found.
     text = re.sub(r"(?<=[a-z.?!\"”')])\d{1,2}a?,(?=\d{1,2}a? ?[A-Z])", ",", text.replace("\n", ","))
-    # ... and one glued to a comma inside a sentence ("Mr. Scali,4 who"), which would read as a break.
     text = OCR_I_RE.sub("I", text)
+    # A footnote's number glued to a comma inside a sentence ("Mr. Scali,4 who"), which would read as a break.
     text = re.sub(r"(?<=[A-Za-z.]),\d{1,2}a? (?=[a-z])", ", ", text)
     for paragraph in PARAGRAPH_BREAK_RE.split(text):
         paragraph = paragraph.strip()
