@@ -56,6 +56,7 @@ from hf_punctcase.atomic_files import atomic_directory, atomic_write_text
 from hf_punctcase.cards.card import render_model_card
 from hf_punctcase.cards.checkpoint import card_data_for_checkpoint, replace_embedded_base
 from hf_punctcase.cards.facts import DevSetEvaluation
+from hf_punctcase.cards.licences import licence_note
 from hf_punctcase.cards.weights import INT8_WEIGHTS
 
 REPO = Path(__file__).resolve().parents[1]
@@ -392,9 +393,7 @@ def main() -> None:
     if args.recipe_command:
         card.recipe_command = args.recipe_command
     card.notes = [
-        "Licence: some of the training text is under non-commercial licences "
-        "(Training data), so this checkpoint is for non-commercial use only; read the TED terms (no "
-        "derivatives) before redistributing it.",
+        licence_note(card.datasets),
         "The recipes' ablations (encoders and depth, MLM adaptation, two-stage finetuning, case conditioning, "
         "distillation, window widths) are in the project's docs/research/experiments.md"
         + (" and docs/on_device.md." if on_device else "."),

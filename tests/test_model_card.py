@@ -352,6 +352,45 @@ def test_asr_output_and_simulated_asr_errors_carry_the_licence_of_the_text_they_
     assert str(tmp_path) not in card
 
 
+def test_own_text_whose_provenance_names_an_outside_source_carries_that_licence(tiny_model_dir, tmp_path):
+    """A script's cleaned copy of a public corpus records where its text came from and under what licence;
+    a checkpoint trained on it lists that source, and the file's own row and the licence note say that
+    licence, not "as the user's data". Without the record the row says "as the user's data"."""
+    from hf_punctcase.cards.facts import TrainingDataset
+    from hf_punctcase.cards.lineage import record_datasets, write_text_provenance
+    from hf_punctcase.cards.licences import licence_note
+
+    conferences = tmp_path / "news_conferences.jsonl"
+    conferences.write_text(json.dumps({"text": "Q. Mr. President, will you run? THE PRESIDENT. I will."}) + "\n")
+    specs = [f"text:{conferences}=2", "ungd"]
+    summary = {"train_corpora": specs, "pool_words": {specs[0]: 9, "ungd": 5}}
+    own_row = record_datasets(summary)[0]
+    assert own_row.licence == "as the user's data" and "not recorded" in licence_note(record_datasets(summary))
+
+    source = TrainingDataset("US presidents' news conferences (Public Papers of the Presidents)", 9, "public domain (US government work)")
+    write_text_provenance(conferences, "a cleaning script", [source])
+    rows = record_datasets(summary)
+    assert rows[0].licence == "public domain (US government work)" and rows[1].licence == "CC0"
+    note = licence_note(rows)
+    assert "no corpus of the training text forbids commercial use" in note and "non-commercial" not in note
+
+    folder = tmp_path / "trained"
+    shutil.copytree(tiny_model_dir, folder)
+    (folder / "training_summary.json").write_text(json.dumps({
+        "command": "python recipes/finetune.py", **summary, "train_words": 14, "train_seconds": 1, "global_step": 1, "epoch": 1.0,
+    }))
+    card = card_for_checkpoint(folder)
+    front = check_card_metadata(card)
+    assert front["license"] == "other" and front["license_name"] == "as-the-training-data"
+    assert "| US presidents' news conferences (Public Papers of the Presidents) — news_conferences.jsonl: a cleaning script |" in card
+    assert "as the user's data" not in card and str(tmp_path) not in card
+
+    # one non-commercial corpus makes the whole checkpoint non-commercial, whatever the file says
+    rows = record_datasets({"train_corpora": [specs[0], "scotus"], "pool_words": {}})
+    assert licence_note(rows).startswith("Licence: some of the training text is under non-commercial licences")
+    assert "TED" not in licence_note(rows) and "TED terms" in licence_note(record_datasets({"train_corpora": ["ted"], "pool_words": {}}))
+
+
 def test_the_card_lists_the_labels_of_every_head(tiny_model_dir, tmp_path):
     from hf_punctcase.labels import COMMAND_LABELS, DISFLUENCY_LABELS
 

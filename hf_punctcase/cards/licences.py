@@ -54,3 +54,20 @@ def licence_text(datasets: Sequence[TrainingDataset]) -> str:
     if non_commercial:
         return f"non-commercial (trained on {', '.join(non_commercial)} data)"
     return f"as the training data: {', '.join(licences)}"
+
+
+def licence_note(datasets: Sequence[TrainingDataset]) -> str:
+    """The card's note on what use the checkpoint's training data allows."""
+    if any(is_non_commercial(d.licence) for d in datasets):
+        ted = any(d.corpus.startswith("ted") or "TED" in d.name for d in datasets)
+        return (
+            "Licence: some of the training text is under non-commercial licences "
+            "(Training data), so this checkpoint is for non-commercial use only"
+            + ("; read the TED terms (no derivatives) before redistributing it." if ted else ".")
+        )
+    if not datasets or any(d.licence in ("unknown", "as the user's data") for d in datasets):
+        return "Licence: the licence of some of the training text is not recorded (Training data); check it before any use."
+    return (
+        "Licence: no corpus of the training text forbids commercial use (Training data lists each one's licence); "
+        "their terms follow the checkpoint (attribution, and share-alike where a corpus asks for it)."
+    )

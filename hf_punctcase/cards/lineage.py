@@ -159,9 +159,22 @@ def corpus_dataset(spec: str, words: int | None) -> TrainingDataset:
     from ..data.builder import LICENCES
 
     source, _, weight = spec.partition("=")
-    name = source.partition(":")[0]  # text:PATH names the user's file
+    name, _, files = source.partition(":")  # text:PATH names the user's file
     description, licence = LICENCES.get(name, (name, "unknown"))
-    return TrainingDataset(description, words, licence, f"weight {weight}" if weight else "", name)
+    declared = _declared_licences([file for file in files.split(",") if file])
+    return TrainingDataset(description, words, declared or licence, f"weight {weight}" if weight else "", name)
+
+
+def _declared_licences(files: Sequence[str]) -> str | None:
+    """The licences of the text that the user's files came from, where every file's provenance record
+    lists it (:func:`write_text_provenance`), instead of "as the user's data"; None otherwise."""
+    licences = set()
+    for file in files:
+        rows = (read_provenance(file) or {}).get("text_data")
+        if not rows:
+            return None
+        licences.update(row["licence"] for row in rows)
+    return "; ".join(sorted(licences)) or None
 
 
 def record_datasets(summary: dict) -> list[TrainingDataset]:
@@ -247,13 +260,17 @@ def write_provenance(corpus: str | os.PathLike, model: str | os.PathLike | None,
     })
 
 
-def write_text_provenance(corpus: str | os.PathLike, made_by: str, text_corpora: Sequence[str], **options: Any) -> Path:
+def write_text_provenance(
+    corpus: str | os.PathLike, made_by: str, text_corpora: Sequence[str | TrainingDataset], **options: Any
+) -> Path:
     """Record next to a corpus file made from other text (the speech loop's ASR output of a corpus's
-    sentences) what made it and the corpora the text came from (``"ted"``, ``"text"``): a checkpoint
-    trained on the file carries their licences, which its card lists."""
+    sentences, a script's cleaned copy of a public corpus) what made it and where the text came from: the
+    name of a corpus of hf_punctcase.data (``"ted"``, ``"text"``), or a :class:`TrainingDataset` naming an
+    outside source and its licence. A checkpoint trained on the file carries those licences, which its card
+    lists (in the file's own row too, instead of "as the user's data")."""
     return _write_provenance_record(corpus, options, {
         "made_by": made_by,
-        "text_data": [asdict(corpus_dataset(name, None)) for name in text_corpora],
+        "text_data": [asdict(corpus_dataset(source, None) if isinstance(source, str) else source) for source in text_corpora],
     })
 
 

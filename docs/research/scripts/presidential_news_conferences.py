@@ -24,6 +24,8 @@ import tempfile
 from pathlib import Path
 
 from hf_punctcase.atomic_files import atomic_output
+from hf_punctcase.cards.facts import TrainingDataset
+from hf_punctcase.cards.lineage import write_text_provenance
 
 DATA_PATH = "data/US_News_Conferences_1960_1980.rda"
 
@@ -132,6 +134,13 @@ def main():
                 out.write(json.dumps({"id": f"{number:03d}", "president": president, "text": document}, ensure_ascii=False) + "\n")
                 conferences, words = conferences + 1, words + len(document.split())
     commit = git(args.git_dir, "rev-parse", "HEAD").strip()
+    # Beside the file, where its text came from and under what licence: a model trained on it carries
+    # that licence in its card (hf_punctcase.cards), not "as the user's data".
+    source = TrainingDataset(
+        "US presidents' news conferences 1960–1980 (Public Papers of the Presidents, from henriquesposito/poldis, MIT)",
+        words, "public domain (US government work)",
+    )
+    write_text_provenance(args.output, f"presidential_news_conferences.py from henriquesposito/poldis at {commit}", [source])
     print(f"{args.output}: {conferences} conferences, {words} words, from henriquesposito/poldis at {commit}")
 
 
