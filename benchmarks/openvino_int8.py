@@ -14,8 +14,9 @@ with the transformer model type (its SmoothQuant and its rules for attention) an
 windows of training documents cut as the pipeline cuts them (:mod:`hf_punctcase.export.calibration`;
 ``--corpora``, an equal share each, never a dev or test document). ``--weights-only`` quantises the
 products with a weight matrix only, as the per-token graph does, leaving attention's products of two
-activations in floating point. What is not int8 runs in the CPU's precision (bf16 with avx512_bf16 or AMX,
-else fp32), as for every OpenVINO graph.
+activations in floating point; ``--float-products`` leaves the products named in floating point.
+What is not int8 runs in the CPU's precision (bf16 with avx512_bf16 or AMX, else fp32), as for every
+OpenVINO graph.
 """
 
 from __future__ import annotations
@@ -35,6 +36,9 @@ def main() -> None:
                         help="training corpora whose windows calibrate, an equal share each (default: ted)")
     parser.add_argument("--weights-only", action="store_true",
                         help="leave attention's products of two activations in floating point")
+    parser.add_argument("--float-products", nargs="+", default=[], metavar="NAME_PART",
+                        help="leave in floating point the MatMuls whose graph names hold one of these parts: "
+                        "'_classifier/' for the task heads, 'output/dense/' for each layer's second feed-forward product")
     parser.add_argument("--data-dir", type=Path, default=None)
     args = parser.parse_args()
 
@@ -65,7 +69,11 @@ def main() -> None:
     windows = calibration_windows(OnDeviceRestorer(fp32).engine, args.windows, args.corpora, args.data_dir)
 
     graph = openvino.Core().read_model(str(source / OPENVINO_MODEL_FILE))
-    ignored = None
+    names = []
+    if args.float_products:
+        # The graph keeps the torch modules' names: /model/punct_classifier/MatMul, .../layer.5/output/dense/MatMul.
+        names += [node.get_friendly_name() for node in graph.get_ops() if node.get_type_name() == "MatMul"
+                  and any(part in node.get_friendly_name() for part in args.float_products)]
     if args.weights_only:
         # A MatMul whose second input is not a constant (through a Convert, where the IR stores one) is a
         # product of two activations: attention's scores and its weighted sum.
@@ -75,9 +83,9 @@ def main() -> None:
                 second = second.input_value(0).get_node()
             return second.get_type_name() != "Constant"
 
-        names = [node.get_friendly_name() for node in graph.get_ops()
-                 if node.get_type_name() == "MatMul" and activation_product(node)]
-        ignored = nncf.IgnoredScope(names=names)
+        names += [node.get_friendly_name() for node in graph.get_ops()
+                  if node.get_type_name() == "MatMul" and activation_product(node)]
+    ignored = nncf.IgnoredScope(names=names) if names else None
     quantized = nncf.quantize(
         graph, nncf.Dataset(windows), model_type=nncf.ModelType.TRANSFORMER, preset=nncf.QuantizationPreset.MIXED,
         subset_size=len(windows), ignored_scope=ignored,
@@ -88,7 +96,7 @@ def main() -> None:
     openvino.save_model(quantized, str(target / OPENVINO_MODEL_FILE), compress_to_fp16=False)
     print(json.dumps({
         "graph": str(target), "calibration_windows": len(windows), "corpora": args.corpora,
-        "weights_only": args.weights_only, "ignored_matmuls": len(ignored.names) if ignored else 0,
+        "weights_only": args.weights_only, "float_products": args.float_products, "ignored_matmuls": len(ignored.names) if ignored else 0,
         "size_bytes": sum(f.stat().st_size for f in target.iterdir()), "nncf": nncf.__version__,
         "seconds": round(time.perf_counter() - start, 1),
     }, indent=2))
