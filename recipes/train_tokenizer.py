@@ -9,8 +9,9 @@ The corpora are read as the training recipes read them (``--data_dir``, by defau
 ``text:FILE`` for your own .txt or .jsonl), their train split only, punctuation stripped and
 lowercased as the model sees words (hf_punctcase.models.cnn_bilstm.train_tokenizer_on_corpora).
 OUTPUT gets tokenizer.json and tokenizer_config.json, which ``AutoTokenizer.from_pretrained`` loads and
-``recipes/finetune.py --model_family cnn_bilstm --tokenizer_name_or_path OUTPUT`` trains a model on;
-the folder is written whole or not at all.
+``recipes/finetune.py --model_family cnn_bilstm --tokenizer_name_or_path OUTPUT`` trains a model on, and
+tokenizer_training.json, the corpora it was trained on and their licences, which the card of a model
+made on it lists; the folder is written whole or not at all.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import sys
 from pathlib import Path
 
 from hf_punctcase.atomic_files import atomic_directory
+from hf_punctcase.cards.lineage import write_tokenizer_record
 from hf_punctcase.models.cnn_bilstm import DEFAULT_VOCAB_SIZE, train_tokenizer_on_corpora
 
 
@@ -45,6 +47,10 @@ def main(argv: list[str] | None = None) -> Path:
     output = Path(args.output_dir)
     with atomic_directory(output) as staging:
         tokenizer.save_pretrained(staging)
+        # The corpora it was trained on, for the cards of the models made on it (hf_punctcase.cards.lineage).
+        write_tokenizer_record(
+            staging, words, vocab_size=args.vocab_size, max_words=args.max_words, character_coverage=args.character_coverage,
+        )
     read = ", ".join(f"{name} {count:,}" for name, count in words.items())
     print(f"wrote {output}: {len(tokenizer)} pieces, trained on {sum(words.values()):,} words ({read})")
     return output

@@ -93,6 +93,10 @@ def test_tokenizer_recipe_writes_a_folder_auto_tokenizer_loads(tmp_path):
     ])
     tokenizer = AutoTokenizer.from_pretrained(output)
     assert len(tokenizer) <= 120 and tokenizer.pad_token == "<pad>"
+    # beside it, the text it was trained on, for the cards of the models made on it
+    record = json.loads((output / "tokenizer_training.json").read_text())
+    (row,) = record["training_data"]
+    assert row["corpus"] == "text" and row["words"] > 0 and record["options"]["vocab_size"] == 120
     with pytest.raises(FileExistsError):  # never written over
         train_tokenizer_recipe.main(["--output_dir", str(output), "--train_corpora", f"text:{corpus}"])
 
@@ -418,6 +422,9 @@ def test_finetune_recipe_trains_the_family_from_scratch(tmp_path):
     final = train(4, "--bf16", "true")
     summary = json.loads((final / "training_summary.json").read_text())
     assert summary["global_step"] == 4 and summary["init"].startswith("none")
+    # a model made from scratch carries its tokenizer's training text, which its card lists
+    assert summary["tokenizer"]["name"] == "tok" and summary["tokenizer"]["training_data"][0]["corpus"] == "text"
+    assert "the user's own text — the tokenizer's training text" in (final / "README.md").read_text()
     # the same command with resume_from_checkpoint "latest" goes on from the newest checkpoint kept
     newest = max(int(path.name.split("-")[1]) for path in (tmp_path / "run").glob("checkpoint-*"))
     resumed = json.loads((train(6, "--resume_from_checkpoint", "latest") / "training_summary.json").read_text())

@@ -391,6 +391,31 @@ def test_own_text_whose_provenance_names_an_outside_source_carries_that_licence(
     assert "TED" not in licence_note(rows) and "TED terms" in licence_note(record_datasets({"train_corpora": ["ted"], "pool_words": {}}))
 
 
+def test_a_model_made_on_a_tokenizer_carries_the_tokenizers_text(tmp_path):
+    """The tokenizer's vocabulary is made from its training text: a model trained from scratch on it carries
+    those corpora and licences; a tokenizer without its record gives a row of unknown licence, and a
+    checkpoint that went on from another (no tokenizer in its record) adds nothing."""
+    from hf_punctcase.cards.lineage import stage_datasets, tokenizer_source, write_tokenizer_record
+    from hf_punctcase.cards.licences import licence_metadata
+
+    folder = tmp_path / "tok_open"
+    folder.mkdir()
+    write_tokenizer_record(folder, {"ungd": 120, "ted": 80}, vocab_size=5000)
+    stage = {"train_corpora": ["ungd"], "pool_words": {"ungd": 100}, "tokenizer": tokenizer_source(folder)}
+    rows = stage_datasets(stage)
+    assert [(d.corpus, d.words, d.description) for d in rows] == [
+        ("ungd", 100, ""), ("ungd", 120, "the tokenizer's training text"), ("ted", 80, "the tokenizer's training text"),
+    ]
+    assert licence_metadata(rows) == ("other", "non-commercial")  # TED reached the model through its vocabulary
+
+    unrecorded = tmp_path / "tok_old"
+    unrecorded.mkdir()
+    rows = stage_datasets({**stage, "tokenizer": tokenizer_source(unrecorded)})
+    assert rows[-1].name == "the training text of the tokenizer tok_old" and rows[-1].licence == "unknown"
+    assert licence_metadata(rows)[0] == "unknown"
+    assert stage_datasets({"train_corpora": ["ungd"], "pool_words": {}}) == stage_datasets({"train_corpora": ["ungd"], "pool_words": {}, "tokenizer": None})
+
+
 def test_the_card_lists_the_labels_of_every_head(tiny_model_dir, tmp_path):
     from hf_punctcase.labels import COMMAND_LABELS, DISFLUENCY_LABELS
 

@@ -215,9 +215,59 @@ def _lineage_datasets(folder: Path) -> list[TrainingDataset]:
 
 
 def stage_datasets(summary: dict) -> list[TrainingDataset]:
-    """One stage's corpora, and the data of the models whose labels it learnt: a distillation teacher's
-    and that of the model that restored a corpus file."""
-    return record_datasets(summary) + teacher_datasets(summary) + restored_text_datasets(summary)
+    """One stage's corpora, the text its tokenizer was trained on where the stage made a new model on it,
+    and the data of the models whose labels it learnt: a distillation teacher's and that of the model
+    that restored a corpus file."""
+    return record_datasets(summary) + tokenizer_datasets(summary) + teacher_datasets(summary) + restored_text_datasets(summary)
+
+
+#: The record recipes/train_tokenizer.py leaves in a tokenizer's folder: the text it was trained on.
+TOKENIZER_RECORD = "tokenizer_training.json"
+
+
+def write_tokenizer_record(folder: str | os.PathLike, words_by_spec: dict[str, int], **options: Any) -> Path:
+    """Record in a trained tokenizer's folder the corpora it was trained on (spec → words read), with their
+    licences as they stand now: a model trained from scratch on the tokenizer carries them (its vocabulary
+    is made from that text), which its card lists."""
+    from ..atomic_files import atomic_write_text
+    from ..version import __version__
+
+    path = Path(folder) / TOKENIZER_RECORD
+    record = {
+        "training_data": [asdict(corpus_dataset(spec, words)) for spec, words in words_by_spec.items()],
+        "hf_punctcase": __version__,
+        "options": options,
+    }
+    atomic_write_text(path, json.dumps(record, indent=1, ensure_ascii=False) + "\n")
+    return path
+
+
+def tokenizer_source(tokenizer: str | os.PathLike) -> dict[str, Any]:
+    """What a training record says of the tokenizer a new model was made on: its name (a folder's last
+    part, so that no machine's path reaches a card) and the rows of its training data, None where the
+    folder holds no :data:`TOKENIZER_RECORD` (a Hub tokenizer, or one trained before the record existed)."""
+    record_file = Path(tokenizer).expanduser() / TOKENIZER_RECORD
+    rows = json.loads(record_file.read_text(encoding="utf-8"))["training_data"] if record_file.is_file() else None
+    return {"name": Path(str(tokenizer)).name, "training_data": rows}
+
+
+def tokenizer_datasets(summary: dict) -> list[TrainingDataset]:
+    """The text the tokenizer of a model made from scratch was trained on (the record's ``tokenizer``,
+    :func:`tokenizer_source`); a row of unknown licence where that text was not recorded."""
+    tokenizer = summary.get("tokenizer")
+    if not tokenizer:
+        return []
+    if tokenizer.get("training_data") is None:
+        return [TrainingDataset(
+            f"the training text of the tokenizer {tokenizer['name']}", None, "unknown", words_note="not recorded",
+        )]
+    datasets = []
+    for row in tokenizer["training_data"]:
+        d = TrainingDataset(**row)
+        d.description = "the tokenizer's training text" + (f", {d.description}" if d.description else "")
+        d.words_note = "see Training"
+        datasets.append(d)
+    return datasets
 
 
 def _model_datasets(model: str | Path) -> list[TrainingDataset]:

@@ -47,6 +47,7 @@ from transformers.trainer import TRAINER_STATE_NAME
 
 from ..atomic_files import atomic_write_text
 from ..cards.checkpoint import card_for_checkpoint
+from ..cards.lineage import tokenizer_source
 from ..cards.training_records import TRAINING_RECORD, checkpoint_step
 from ..data import CorpusSpec, count_words
 from ..evaluation import compute_metrics_for, evaluate_dataset
@@ -141,6 +142,9 @@ def run(
     resumed_from_step = checkpoint_step(training_args.resume_from_checkpoint)
 
     record = run_record(command, source, train_specs, eval_specs, data_args, training_args, train, len(train_tokens), mixture.pool_words)
+    if not model_args.model_name_or_path and model_args.tokenizer_name_or_path:
+        # A model made from scratch on a trained tokenizer: its vocabulary carries that tokenizer's text.
+        record["tokenizer"] = tokenizer_source(model_args.tokenizer_name_or_path)
     if teacher_record is not None:
         record["distillation"] = teacher_record
 

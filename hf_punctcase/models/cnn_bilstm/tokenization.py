@@ -124,17 +124,18 @@ def train_tokenizer_on_corpora(
     training recipes name them (``ted``, ``swda``, ``mts_dialog``, ``text:my.jsonl``; weights are
     ignored: each corpus counts once), read as the training data is, each capped at ``max_words``
     words (``character_coverage``: as :func:`train_tokenizer` takes it). Returns the tokenizer and the
-    words read from each corpus."""
+    words read from each corpus, by its spec as given."""
     from ...data import CorpusSpec, cap_words, count_words
 
     parts, words_read = [], {}
-    for spec in map(CorpusSpec.parse, corpora):
+    for corpus in corpora:
+        spec = CorpusSpec.parse(corpus)
         train = spec.load(data_dir, 200, splits=["train"], windows=True).get("train")
         if train is None:
             raise ValueError(f"{spec.name} has no train split")
         if max_words:
             train = cap_words(train, max_words)
-        words_read[spec.name] = count_words(train)
+        words_read[corpus] = count_words(train)
         parts.append(train)
     tokenizer = train_tokenizer(
         (words for part in parts for words in part["words"]), vocab_size, model_max_length=model_max_length,
