@@ -189,6 +189,9 @@ def test_a_decay_stage_branches_from_a_plateau_run_and_decays_the_rate_it_held(t
     ])
     summary = json.loads((final / "training_summary.json").read_text())
     assert summary["resumed_from_step"] == 3 and summary["global_step"] == 6
+    # its weights come from the branch point: the stage goes on from that run, whose record the card reads
+    assert summary["init"] == str(branch_point)
+    assert [record["global_step"] for _, record in training_records.training_chain(final, summary)] == [3, 6]
     rates = {e["step"]: e["learning_rate"] for e in summary["log_history"] if "learning_rate" in e}
     assert rates[1] == rates[2] == rates[3] == pytest.approx(1e-3)  # the run's, on its plateau schedule
     # The rate each step trained at (as the Trainer logs it): step s at the schedule's value after s - 1

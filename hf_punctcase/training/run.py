@@ -127,6 +127,9 @@ def run(
     # forward) leaves out the keyword-only labels of the head tasks, which the model is scored on.
     training_args.label_names = [task.label_field for task in model_tasks]
     if data_args.branch_from:
+        # Its weights come from the branch point, whose record (and the records it goes on from) the
+        # stage's card reads as the stages before it.
+        source = str(data_args.branch_from)
         # A stage goes on from its branch point the first time, from its own newest checkpoint after a stop.
         if latest_whole_checkpoint(training_args.output_dir) is None:
             branch_checkpoint(data_args.branch_from, training_args.output_dir, training_args)
