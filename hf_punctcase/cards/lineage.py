@@ -265,7 +265,6 @@ def tokenizer_datasets(summary: dict) -> list[TrainingDataset]:
     for row in tokenizer["training_data"]:
         d = TrainingDataset(**row)
         d.description = "the tokenizer's training text" + (f", {d.description}" if d.description else "")
-        d.words_note = "see Training"
         datasets.append(d)
     return datasets
 
