@@ -10,7 +10,7 @@ NumPy only), the plugin is skipped and the torch-free parts remain: the labels, 
 functions and :mod:`hf_punctcase.runtime`.
 """
 
-from .embedded import ACCURATE_MODEL_DIR, DEFAULT_MODEL_DIR, EMBEDDED_MODELS, ON_DEVICE_MODEL_DIR
+from .embedded import ACCURATE_MODEL_DIR, DEFAULT_MODEL_DIR, EMBEDDED_MODELS, ON_DEVICE_MODEL_DIR, OPEN_MODEL_DIR
 from .restoration import RestoreOptions
 from .hardware import installed as _installed
 
@@ -78,6 +78,7 @@ if PLUGIN_AVAILABLE:
         "DEFAULT_MODEL_DIR",
         "EMBEDDED_MODELS",
         "ON_DEVICE_MODEL_DIR",
+        "OPEN_MODEL_DIR",
         "PLUGIN_AVAILABLE",
         "AutoModelForJointTokenClassification",
         "CnnBiLstmConfig",
@@ -100,6 +101,7 @@ else:
         "DEFAULT_MODEL_DIR",
         "EMBEDDED_MODELS",
         "ON_DEVICE_MODEL_DIR",
+        "OPEN_MODEL_DIR",
         "PLUGIN_AVAILABLE",
         "RestoreOptions",
         "StreamingRestorer",

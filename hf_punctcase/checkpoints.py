@@ -1,7 +1,7 @@
 """What a model name means and whether its folder is whole: one :func:`resolve` for every loader.
 
 :func:`resolve` turns what users pass as ``model`` into a :class:`ResolvedModel`: ``None`` and
-``"default"`` name the embedded default model, ``"accurate"`` and ``"on-device"`` the other embedded
+``"default"`` name the embedded default model, ``"accurate"``, ``"on-device"`` and ``"open"`` the other embedded
 models (:data:`~hf_punctcase.embedded.EMBEDDED_MODELS`), a path a local folder, and anything else a Hub repo
 id. A folder is checked once, there, by :func:`check_model_dir`, and its format
 (:mod:`hf_punctcase.formats`: torch weights, an ONNX export) found; the pipeline, transformers'

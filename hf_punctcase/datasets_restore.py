@@ -116,7 +116,7 @@ def restore_dataset(
     once; the order is kept), an ``IterableDataset`` lazily as it is iterated (streaming; the model is
     loaded on the first batch).
 
-    ``model``: None / ``"default"``, ``"accurate"``, ``"on-device"``, a checkpoint folder or a Hub repo
+    ``model``: None / ``"default"``, ``"accurate"``, ``"on-device"``, ``"open"``, a checkpoint folder or a Hub repo
     id, loaded with :func:`hf_punctcase.load_pipeline` (``load_options``: its keyword arguments, e.g.
     ``device``).
     ``words_column``: also keep the per-word labels and scores there. ``pipeline_options``: the

@@ -30,6 +30,7 @@ MODELS = {
     "default (6 layers)": "default",
     "accurate (12 layers, about twice as slow)": "accurate",
     "on-device (small, no torch at run time)": "on-device",
+    "open (6 layers, trained on text that allows commercial use)": "open",
 }
 
 #: A word whose mark or casing the model chose with less probability than this is highlighted.

@@ -4,11 +4,11 @@ the library's own entry point.
 Registration goes through ``PIPELINE_REGISTRY`` alone: transformers' ``pipeline`` stays the function
 it is, and ``pipeline("punct-case", model=folder)`` loads any checkpoint or ONNX export folder (the
 embedded ones too: :data:`~hf_punctcase.DEFAULT_MODEL_DIR`, :data:`~hf_punctcase.ACCURATE_MODEL_DIR`,
-:data:`~hf_punctcase.ON_DEVICE_MODEL_DIR`)
+:data:`~hf_punctcase.ON_DEVICE_MODEL_DIR`, :data:`~hf_punctcase.OPEN_MODEL_DIR`)
 through :class:`~hf_punctcase.AutoModelForJointTokenClassification`, whatever the order of imports.
 The pipeline then runs the model as planned (:mod:`hf_punctcase.loading`).
 
-:func:`load_pipeline` also takes the embedded models' names (``"default"``, ``"accurate"``, ``"on-device"``), checks
+:func:`load_pipeline` also takes the embedded models' names (``"default"``, ``"accurate"``, ``"on-device"``, ``"open"``), checks
 a folder once before anything loads (one error naming the folder and the fault), and never asks
 whether to run a folder's code: ``trust_remote_code`` is False unless the caller sets it.
 """
@@ -44,7 +44,7 @@ def load_pipeline(
 
     ``model`` is a local checkpoint folder (torch weights or an ONNX export; checked once by
     :func:`~hf_punctcase.checkpoints.resolve`), a Hub repo id, or None / ``"default"`` / ``"accurate"`` /
-    ``"on-device"`` for an embedded model. ``trust_remote_code`` is passed to transformers as given (False by default),
+    ``"on-device"`` / ``"open"`` for an embedded model. ``trust_remote_code`` is passed to transformers as given (False by default),
     so that code from a model folder runs only when asked for and transformers never asks on stdin.
     ``intra_op_num_threads``: ONNX Runtime's threads per operator (OpenVINO's threads), where the model
     runs with it. ``runtime``: ``"torch"``, ``"onnxruntime"`` or ``"openvino"`` instead of the plan's

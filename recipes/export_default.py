@@ -65,6 +65,7 @@ CARDS = {
     "default": REPO / "model_cards" / "default.md",
     "accurate": REPO / "model_cards" / "accurate.md",
     "on-device": REPO / "model_cards" / "on_device.md",
+    "open": REPO / "model_cards" / "open.md",
 }
 #: The dev set whose transcripts measure the ONNX graph's agreement with the torch checkpoint.
 PARITY_SET = DEV_SETS[0]
@@ -277,7 +278,7 @@ def main() -> None:
     )
     parser.add_argument("--data-dir", default=None)
     parser.add_argument("--target", type=Path, default=None, help="Default: the embedded model's package folder.")
-    parser.add_argument("--card", type=Path, default=None, help="Default: model_cards/MODEL.md (default.md, accurate.md, on_device.md).")
+    parser.add_argument("--card", type=Path, default=None, help="Default: model_cards/MODEL.md (default.md, accurate.md, on_device.md, open.md).")
     parser.add_argument("--recipe-command", default=None, help="Default: the commands the training records hold.")
     parser.add_argument(
         "--training-machine", default=None,

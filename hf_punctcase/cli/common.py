@@ -187,7 +187,8 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "-m", "--model", default="default",
         help="checkpoint folder, ONNX export folder, Hub repo id, or an embedded model: 'default' (6 layers), 'accurate' "
-        "(12 layers, about twice as slow) or 'on-device' (small int8 ONNX, run with ONNX Runtime) (default: %(default)s)",
+        "(12 layers, about twice as slow), 'on-device' (small int8 ONNX, run with ONNX Runtime) or 'open' (6 layers, trained only "
+        "on text that allows commercial use) (default: %(default)s)",
     )
     parser.add_argument("-b", "--batch-size", type=int, default=16, help="windows per forward pass (default: %(default)s)")
     parser.add_argument(
