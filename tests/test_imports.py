@@ -137,7 +137,14 @@ def test_the_top_level_holds_the_names_users_import_and_moved_names_warn():
     import importlib
     import warnings
 
-    assert len(hf_punctcase.__all__) <= 16 and all(hasattr(hf_punctcase, name) for name in hf_punctcase.__all__)
+    assert all(hasattr(hf_punctcase, name) for name in hf_punctcase.__all__)
+    # one folder constant per embedded model, each the folder EMBEDDED_MODELS gives for its name; beside
+    # them no more than the thirteen names users import (the mapping, the flag, the classes and functions)
+    folders = [name for name in hf_punctcase.__all__ if name.endswith("_MODEL_DIR")]
+    assert sorted(getattr(hf_punctcase, name) for name in folders) == sorted(hf_punctcase.EMBEDDED_MODELS.values())
+    for model, folder in hf_punctcase.EMBEDDED_MODELS.items():
+        assert getattr(hf_punctcase, model.upper().replace("-", "_") + "_MODEL_DIR") == folder
+    assert len(hf_punctcase.__all__) - len(folders) <= 13
     for name, module in hf_punctcase._MOVED.items():
         assert name not in hf_punctcase.__all__
         with pytest.warns(FutureWarning, match=rf"hf_punctcase\.{name} is now hf_punctcase\.{module}\.{name}"):

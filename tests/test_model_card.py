@@ -16,6 +16,7 @@ from hf_punctcase.hub import check_card_metadata
 from hf_punctcase.cards.card import TEMPLATE_PATH, card_training_data, render_model_card
 from hf_punctcase.cards.checkpoint import card_data_for_checkpoint, card_for_checkpoint, replace_embedded_base
 from hf_punctcase.cards.facts import DevSetEvaluation, PunctCaseCardFacts, TrainingDataset
+from hf_punctcase.cards.licences import is_non_commercial, licence_metadata
 from hf_punctcase.cards.lineage import EMBEDDED_DEFAULT_ID, embedded_model_id, embedded_model_name
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -270,7 +271,11 @@ def test_published_cards_are_valid_and_state_software_facts_only(path: Path):
     front = check_card_metadata(card)
     from_scratch = "Base encoder: none (a CNN-BiLSTM trained from scratch)" in card
     assert METADATA_KEYS - ({"base_model"} if from_scratch else set()) <= set(front)
-    assert front["license_name"] == "non-commercial"
+    # the licence follows the card's own data table: non-commercial where any corpus in it is
+    rows = card_training_data(ModelCard(card))
+    assert rows, "the card lists no training data"
+    assert (front["license"], front.get("license_name")) == licence_metadata(rows)
+    assert (front.get("license_name") == "non-commercial") == any(is_non_commercial(row.licence) for row in rows)
     names = {r.dataset_name for r in ModelCard(card).data.eval_results}
     assert {"TED dev2010+tst2012", "SwDA val", "MTS-Dialog validation", "ACI-BENCH valid"} <= names
     # cards describe the checkpoint, not how the project was developed; a speed table names its CPU and the
