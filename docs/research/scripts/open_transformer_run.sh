@@ -13,6 +13,10 @@
 #   HF_PUNCTCASE_DATA=../shared/data nohup nice bash docs/research/scripts/open_transformer_run.sh > runs/open_transformer_run.log 2>&1 &
 set -euo pipefail
 export HF_PUNCTCASE_DATA="${HF_PUNCTCASE_DATA:-../shared/data}"
+# glibc's malloc let a long CPU run grow to 16-17 GB resident and its steps slow by half; jemalloc did not
+# (docs/training.md, "Long runs on the CPU"): preloaded where Debian's libjemalloc2 is installed.
+jemalloc=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2
+if [ -f "$jemalloc" ]; then export LD_PRELOAD="$jemalloc${LD_PRELOAD:+:$LD_PRELOAD}"; fi
 configs=recipes/configs/open
 
 [ -f runs/open/mpnet6/final/config.json ] || python recipes/finetune.py "$configs/open_mpnet6.yaml"
