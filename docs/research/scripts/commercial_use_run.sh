@@ -13,10 +13,7 @@
 #       nohup nice bash docs/research/scripts/commercial_use_run.sh > runs/commercial_use_run.log 2>&1 &
 set -euo pipefail
 export HF_PUNCTCASE_DATA="${HF_PUNCTCASE_DATA:-../shared/data}"
-# glibc's malloc let a long CPU run grow to 16-17 GB resident and its steps slow by half; jemalloc did not
-# (docs/training.md, "Long runs on the CPU"): preloaded where Debian's libjemalloc2 is installed.
-jemalloc=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2
-if [ -f "$jemalloc" ]; then export LD_PRELOAD="$jemalloc${LD_PRELOAD:+:$LD_PRELOAD}"; fi
+. "$(dirname "$0")/preload_jemalloc.sh"
 configs=recipes/configs/on_device
 runs=runs/cnn_bilstm
 

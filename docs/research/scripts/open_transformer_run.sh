@@ -7,16 +7,14 @@
 #   3. stage 3 (open_mpnet6_stage3.yaml: 600 steps at 1e-5, ACI-BENCH's transcripts at weight 1 and their
 #      real ASR output at 12);
 #   4. every dev set through the pipeline for each stage's end, in torch fp32.
-# Without stage 1's own checkpoint, stage 2 starts from the shipped open model (int8 per row) instead
-# (open_mpnet6_stage2_from_shipped.yaml: the same data, steps, rate and seed), as the shipped stage 3 did.
+# The shipped stage 3 went on from a stage 2 started from the shipped open model (int8 per row) rather than
+# stage 1's checkpoint (open_mpnet6_stage2_from_shipped.yaml: the same data, steps, rate and seed); this
+# script trains every stage from the encoder.
 # Usage (from the repository root, the corpora in HF_PUNCTCASE_DATA), after any other training has ended:
 #   HF_PUNCTCASE_DATA=../shared/data nohup nice bash docs/research/scripts/open_transformer_run.sh > runs/open_transformer_run.log 2>&1 &
 set -euo pipefail
 export HF_PUNCTCASE_DATA="${HF_PUNCTCASE_DATA:-../shared/data}"
-# glibc's malloc let a long CPU run grow to 16-17 GB resident and its steps slow by half; jemalloc did not
-# (docs/training.md, "Long runs on the CPU"): preloaded where Debian's libjemalloc2 is installed.
-jemalloc=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2
-if [ -f "$jemalloc" ]; then export LD_PRELOAD="$jemalloc${LD_PRELOAD:+:$LD_PRELOAD}"; fi
+. "$(dirname "$0")/preload_jemalloc.sh"
 configs=recipes/configs/open
 
 [ -f runs/open/mpnet6/final/config.json ] || python recipes/finetune.py "$configs/open_mpnet6.yaml"
